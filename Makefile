@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdma-mrcore top-level targets.  kbuild itself reads ./Kbuild.
+#
+#   make modules [KDIR=...]   build the modules (W=1)
+#   make demo                 boot the test kernel and move data on rxe and siw
+#   make check                every test layer; last line "check: N passed, M failed"
+#   make mirror               userspace mirror tests only
+#   make kunit                KUnit in QEMU only
+#   make test-kernel          build (or reuse) the cached test kernel
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+
+# Where the test kernel lives; shared with scripts/test-kernel.sh.
+TEST_KDIR := $(shell $(TOP)/scripts/test-kernel.sh --print-dir 2>/dev/null)
+
+ifeq ($(origin KDIR),undefined)
+  ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+    KDIR := /lib/modules/$(shell uname -r)/build
+  else ifneq ($(wildcard $(TEST_KDIR)/Makefile),)
+    KDIR := $(TEST_KDIR)
+  endif
+endif
+
+.PHONY: all modules clean check mirror kunit test-kernel demo bench \
+	checkpatch kernel-doc
+
+all: modules
+
+modules:
+	@if [ -z "$(KDIR)" ]; then \
+		echo "modules: no kernel tree: /lib/modules/$$(uname -r)/build is missing and the test kernel is not built;"; \
+		echo "         pass KDIR=/path/to/kernel/build or run 'make test-kernel' first" >&2; \
+		exit 2; \
+	fi
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+clean:
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
+	rm -rf build
+
+check:
+	@scripts/check.sh
+
+mirror:
+	@scripts/mirror.sh
+
+checkpatch:
+	@scripts/checkpatch.sh
+
+kernel-doc:
+	@scripts/kernel-doc.sh
+
+test-kernel:
+	@scripts/test-kernel.sh
+
+kunit:
+	@scripts/kunit.sh
+
+demo:
+	@scripts/demo.sh

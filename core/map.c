@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * MR life cycle and the two map entry points.
+ *
+ * Everything a backend may rely on is checked here, once: the caller's
+ * arguments, the MR's role and state, the operations, the shape of the
+ * DMA-mapped scatterlist.  Backends only register and invalidate.
+ */
+#include "mrcore_internal.h"
+
+/**
+ * mrcore_sg_shape() - check that a DMA-mapped scatterlist fits one page list
+ * @sg: the scatterlist, already DMA-mapped.
+ * @dma_nents: number of DMA entries.
+ * @shape: pages spanned and bytes mapped, on success.
+ *
+ * One MR maps a list of pages plus an offset into the first one and a length,
+ * so where one entry ends and the next begins, either both sit on a page
+ * boundary or the next continues exactly where the previous one ended.
+ * Anything else would leave a hole the page list cannot describe.  Empty
+ * entries are refused rather than skipped: they are always a caller bug.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for an empty entry or a hole between entries;
+ * -EOVERFLOW if an entry wraps the address space or the mapping exceeds
+ * U32_MAX bytes (the largest length the peer can be told about).
+ */
+int mrcore_sg_shape(struct scatterlist *sg, int dma_nents,
+		    struct mrcore_sg_shape *shape)
+{
+	struct scatterlist *s;
+	u64 prev_end = 0;
+	u64 length = 0;
+	u64 npages = 0;
+	int i;
+
+	for_each_sg(sg, s, dma_nents, i) {
+		u64 start = sg_dma_address(s);
+		u32 len = sg_dma_len(s);
+		bool contiguous = i > 0 && start == prev_end;
+		u64 end;
+
+		if (!len)
+			return -EINVAL;
+		if (check_add_overflow(start, (u64)len, &end) ||
+		    end > U64_MAX - PAGE_SIZE)
+			return -EOVERFLOW;
+		if (i > 0 && !contiguous &&
+		    (offset_in_page(prev_end) || offset_in_page(start)))
+			return -EINVAL;
+
+		length += len;
+		if (length > U32_MAX)
+			return -EOVERFLOW;
+		/* A contiguous entry shares the page its predecessor ended in. */
+		npages += (PAGE_ALIGN(end) -
+			   (contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
+			  PAGE_SHIFT;
+		prev_end = end;
+	}
+
+	shape->length = length;
+	shape->npages = npages;
+	return 0;
+}
+
+/**
+ * rdma_create_mr() - allocate an MR for one role
+ * @pd: protection domain of the memory and of the QPs that will use the key.
+ * @max_pages: the most pages one mapping of this MR will span.
+ * @role: %RDMA_MR_ROLE_LKEY or %RDMA_MR_ROLE_RKEY; the MR refuses the other
+ *	entry point for its whole life.
+ *
+ * The core picks the backend that serves @pd's device.
+ *
+ * Context: Process context; may sleep.
+ * Return: the MR, or an ERR_PTR(): -EINVAL for a NULL @pd, zero @max_pages
+ * or an unknown @role; -E2BIG if @max_pages exceeds what the device maps in
+ * one MR; -EOPNOTSUPP if no backend serves the device; -ENOMEM, or the
+ * driver's error from allocating the device MR.
+ */
+struct rdma_mr *rdma_create_mr(struct ib_pd *pd, u32 max_pages,
+			       enum rdma_mr_role role)
+{
+	const struct rdma_mr_backend_ops *ops;
+	struct rdma_mr *mr;
+	int ret;
+
+	if (!pd || !max_pages ||
+	    (role != RDMA_MR_ROLE_LKEY && role != RDMA_MR_ROLE_RKEY))
+		return ERR_PTR(-EINVAL);
+
+	ops = mrcore_backend_get(pd->device);
+	if (!ops)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (max_pages > ops->max_pages(pd->device)) {
+		ret = -E2BIG;
+		goto put_backend;
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		ret = -ENOMEM;
+		goto put_backend;
+	}
+	mr->pd = pd;
+	mr->ops = ops;
+	mr->role = role;
+	mr->state = RDMA_MR_FREE;
+	mr->max_pages = max_pages;
+
+	ret = ops->mr_init(mr);
+	if (ret)
+		goto free_mr;
+	return mr;
+
+free_mr:
+	kfree(mr);
+put_backend:
+	mrcore_backend_put(ops);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(rdma_create_mr);
+
+static void mrcore_dma_unmap(struct rdma_mr *mr)
+{
+	ib_dma_unmap_sg(mr->pd->device, mr->sg, mr->sg_nents, mr->dir);
+	mr->sg = NULL;
+}
+
+static bool mrcore_dma_mapped(const struct rdma_mr *mr)
+{
+	return mr->state == RDMA_MR_MAPPED || mr->state == RDMA_MR_INVALID;
+}
+
+/**
+ * rdma_destroy_mr() - free an MR
+ * @mr: the MR, or %NULL.
+ *
+ * The MR should be unmapped.  Destroying a mapped MR is a caller bug that
+ * warns once; the device MR is still deregistered first (which kills the
+ * key) and the DMA mapping released after it, so nothing is left behind.
+ *
+ * Context: Process context; may sleep.
+ */
+void rdma_destroy_mr(struct rdma_mr *mr)
+{
+	const struct rdma_mr_backend_ops *ops;
+	bool mapped;
+
+	if (!mr)
+		return;
+
+	ops = mr->ops;
+	mapped = mrcore_dma_mapped(mr);
+	WARN_ON_ONCE(mapped);
+	ops->mr_release(mr);
+	if (mapped)
+		mrcore_dma_unmap(mr);
+	kfree(mr);
+	mrcore_backend_put(ops);
+}
+EXPORT_SYMBOL_GPL(rdma_destroy_mr);
+
+/**
+ * rdma_mr_set_cqe() - ask for completions of the WRs the core builds
+ * @mr: the MR.
+ * @cqe: completion entry for the registration and invalidation WRs of @mr,
+ *	or %NULL (the default) to leave them unsignaled.
+ *
+ * Context: Any context; not while a WR of @mr is being built.
+ */
+void rdma_mr_set_cqe(struct rdma_mr *mr, struct ib_cqe *cqe)
+{
+	mr->cqe = cqe;
+}
+EXPORT_SYMBOL_GPL(rdma_mr_set_cqe);
+
+static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
+		      unsigned int sg_nents, const struct mrcore_access *access,
+		      struct ib_send_wr **post_wr)
+{
+	struct ib_device *dev = mr->pd->device;
+	struct mrcore_sg_shape shape;
+	int dma_nents;
+	int ret;
+
+	if (mrcore_dma_mapped(mr))
+		return -EBUSY;
+	/* Every entry spans at least one page: refuse before mapping. */
+	if (sg_nents > mr->max_pages)
+		return -E2BIG;
+
+	dma_nents = ib_dma_map_sg(dev, sg, sg_nents, access->dir);
+	if (!dma_nents)
+		return -ENOMEM;
+
+	ret = mrcore_sg_shape(sg, dma_nents, &shape);
+	if (ret)
+		goto unmap_dma;
+	if (shape.npages > mr->max_pages) {
+		ret = -E2BIG;
+		goto unmap_dma;
+	}
+
+	mr->sg = sg;
+	mr->sg_nents = sg_nents;
+	mr->dma_nents = dma_nents;
+	mr->dir = access->dir;
+	mr->access = access->ib_access;
+	mr->length = shape.length;
+	mr->npages = shape.npages;
+
+	ret = mr->ops->map(mr, post_wr);
+	if (ret)
+		goto unmap_dma;
+	mr->state = RDMA_MR_MAPPED;
+	return 0;
+
+unmap_dma:
+	ib_dma_unmap_sg(dev, sg, sg_nents, access->dir);
+	return ret;
+}
+
+/**
+ * rdma_map_sg_lkey() - map memory for the local HCA's own use
+ * @lkey: the key for local SGEs, on success.
+ * @mr: an MR created with %RDMA_MR_ROLE_LKEY, not mapped.
+ * @sg: the memory, a CPU scatterlist; the core DMA-maps it.
+ * @sg_nents: number of entries in @sg.
+ * @local_ops: RDMA_MR_LOCAL_* operations the HCA will perform on it.
+ * @post_wr: in: the caller's WR to run after the registration, or a pointer
+ *	to %NULL; out: the first WR to post (the registration chain, then the
+ *	caller's WR), unchanged if the backend registered synchronously.
+ *
+ * The mapping never grants the peer anything, with one exception that is
+ * the transport's: a READ sink on iWARP must accept the READ response as a
+ * remote write.  Such a mapping must be invalidated (rdma_invalidate_mr() or
+ * rdma_mr_remote_invalidated()) before rdma_unmap_mr().  The key differs from
+ * the one of the previous mapping.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0; -EINVAL for a NULL argument, zero @sg_nents, an empty or unknown
+ * @local_ops, or a hole between entries; -EPERM if @mr is an rkey MR; -EBUSY
+ * if @mr is mapped; -E2BIG if the memory spans more pages than @mr holds;
+ * -EOVERFLOW if it wraps the address space or exceeds U32_MAX bytes;
+ * -ENOMEM if DMA mapping failed; or the backend's error.  On error nothing is
+ * mapped and @mr is unchanged.
+ */
+int rdma_map_sg_lkey(u32 *lkey, struct rdma_mr *mr, struct scatterlist *sg,
+		     unsigned int sg_nents, unsigned int local_ops,
+		     struct ib_send_wr **post_wr)
+{
+	struct mrcore_access access;
+	int ret;
+
+	if (!lkey || !mr || !sg || !sg_nents || !post_wr)
+		return -EINVAL;
+	if (mr->role != RDMA_MR_ROLE_LKEY)
+		return -EPERM;
+	ret = mrcore_local_access(mr->pd->device, local_ops, &access);
+	if (ret)
+		return ret;
+
+	ret = mrcore_map(mr, sg, sg_nents, &access, post_wr);
+	if (ret)
+		return ret;
+	*lkey = mr->key;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdma_map_sg_lkey);
+
+/**
+ * rdma_map_sg_rkey() - expose memory to the peer
+ * @rkey: the key to advertise, on success.
+ * @iova: the address to advertise with it, on success.
+ * @mr: an MR created with %RDMA_MR_ROLE_RKEY, not mapped.
+ * @sg: the memory, a CPU scatterlist; the core DMA-maps it.
+ * @sg_nents: number of entries in @sg.
+ * @remote_ops: RDMA_MR_REMOTE_* operations the peer may perform.
+ * @post_wr: in: the caller's WR to run after the registration, or a pointer
+ *	to %NULL; out: the first WR to post.
+ *
+ * The key grants exactly @remote_ops, on exactly the mapped bytes:
+ * [@iova, @iova + total length of @sg).  It must be invalidated, by
+ * rdma_invalidate_mr() or by the peer (rdma_mr_remote_invalidated()), before
+ * rdma_unmap_mr() releases the memory.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0, or the errors of rdma_map_sg_lkey() with -EPERM meaning @mr is
+ * an lkey MR and -EINVAL also covering an empty or unknown @remote_ops.
+ */
+int rdma_map_sg_rkey(u32 *rkey, u64 *iova, struct rdma_mr *mr,
+		     struct scatterlist *sg, unsigned int sg_nents,
+		     unsigned int remote_ops, struct ib_send_wr **post_wr)
+{
+	struct mrcore_access access;
+	int ret;
+
+	if (!rkey || !iova || !mr || !sg || !sg_nents || !post_wr)
+		return -EINVAL;
+	if (mr->role != RDMA_MR_ROLE_RKEY)
+		return -EPERM;
+	ret = mrcore_remote_access(remote_ops, &access);
+	if (ret)
+		return ret;
+
+	ret = mrcore_map(mr, sg, sg_nents, &access, post_wr);
+	if (ret)
+		return ret;
+	*rkey = mr->key;
+	*iova = mr->iova;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdma_map_sg_rkey);
+
+/**
+ * rdma_invalidate_mr() - kill the key of a mapped MR
+ * @mr: a mapped MR.
+ * @post_wr: in: the caller's WR to run after the invalidation, or a pointer
+ *	to %NULL; out: the first WR to post.
+ *
+ * The key is dead once the invalidation WR has executed: call
+ * rdma_unmap_mr() only after its completion (or a later one on the same send
+ * queue) was seen.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0; -EINVAL for a NULL argument or an MR that is not mapped, or an
+ * MR whose key is already invalid; or the backend's error.
+ */
+int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr)
+{
+	int ret;
+
+	if (!mr || !post_wr || mr->state != RDMA_MR_MAPPED)
+		return -EINVAL;
+	ret = mr->ops->invalidate(mr, post_wr);
+	if (ret)
+		return ret;
+	mr->state = RDMA_MR_INVALID;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdma_invalidate_mr);
+
+/**
+ * rdma_mr_remote_invalidated() - record that the HCA already killed the key
+ * @mr: a mapped MR.
+ * @rkey: the key the HCA reported invalidated: the peer's SEND_WITH_INV
+ *	(%IB_WC_WITH_INVALIDATE) or a READ_WITH_INV into an iWARP sink.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0 if @rkey is the key of @mr's current mapping, which is now
+ * invalid; -EINVAL otherwise (no MR, not mapped, or another key: the caller
+ * must then invalidate locally).
+ */
+int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
+{
+	if (!mr || mr->state != RDMA_MR_MAPPED || rkey != mr->key)
+		return -EINVAL;
+	mr->state = RDMA_MR_INVALID;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdma_mr_remote_invalidated);
+
+/**
+ * rdma_unmap_mr() - release the memory of an MR's mapping
+ * @mr: a mapped MR.
+ *
+ * Releases the DMA mapping; the MR can be mapped again.  A mapping the peer
+ * could use must have been invalidated first.  A local-only key is left for
+ * the next map to kill before it registers a new one (lazy invalidation):
+ * nobody but this host can use it, and the core never hands it out again.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0; -EINVAL for a NULL or unmapped MR; -EBUSY if the key still
+ * grants remote access (the mapping is left in place).
+ */
+int rdma_unmap_mr(struct rdma_mr *mr)
+{
+	if (!mr)
+		return -EINVAL;
+
+	switch (mr->state) {
+	case RDMA_MR_MAPPED:
+		if (mrcore_access_is_remote(mr->access))
+			return -EBUSY;
+		mrcore_dma_unmap(mr);
+		mr->state = RDMA_MR_STALE;
+		return 0;
+	case RDMA_MR_INVALID:
+		mrcore_dma_unmap(mr);
+		mr->state = RDMA_MR_FREE;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+EXPORT_SYMBOL_GPL(rdma_unmap_mr);
+
+/**
+ * rdma_mr_max_pages() - the most pages one mapping of an MR spans
+ * @mr: the MR.
+ *
+ * Context: Any context.
+ * Return: the @max_pages the MR was created with.
+ */
+u32 rdma_mr_max_pages(const struct rdma_mr *mr)
+{
+	return mr->max_pages;
+}
+EXPORT_SYMBOL_GPL(rdma_mr_max_pages);
+
+/**
+ * rdma_mr_length() - bytes covered by an MR's current mapping
+ * @mr: the MR.
+ *
+ * Context: Any context.
+ * Return: the mapped length, or 0 if @mr is not mapped.
+ */
+u64 rdma_mr_length(const struct rdma_mr *mr)
+{
+	return mrcore_dma_mapped(mr) ? mr->length : 0;
+}
+EXPORT_SYMBOL_GPL(rdma_mr_length);

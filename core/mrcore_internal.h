@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one place the core and the built-in backends get the kernel from.
+ *
+ * The userspace mirror (mirror/) supplies its own file under the same guard
+ * and compiles the same .c files against it, so everything these files use
+ * from the kernel must come in through here.
+ */
+#ifndef _MRCORE_INTERNAL_H
+#define _MRCORE_INTERNAL_H
+
+#include <linux/bug.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
+
+#include "mrcore_priv.h"
+
+#endif /* _MRCORE_INTERNAL_H */

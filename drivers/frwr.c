@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FRWR backend: fast registration work requests (IB, RoCE, and iWARP STags).
+ *
+ * A registration is a REG_MR WR on the send queue; a key dies with a
+ * LOCAL_INV WR (or the peer's remote invalidation).  The key's low byte is
+ * bumped on every map, so a key from an earlier mapping never matches the
+ * new one.
+ */
+#include "mrcore_internal.h"
+
+static bool frwr_serves(struct ib_device *dev)
+{
+	return dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS;
+}
+
+static u32 frwr_max_pages(struct ib_device *dev)
+{
+	return dev->attrs.max_fast_reg_page_list_len;
+}
+
+static int frwr_mr_init(struct rdma_mr *mr)
+{
+	struct ib_mr *ibmr;
+
+	ibmr = ib_alloc_mr(mr->pd, IB_MR_TYPE_MEM_REG, mr->max_pages);
+	if (IS_ERR(ibmr))
+		return PTR_ERR(ibmr);
+	mr->ibmr = ibmr;
+	return 0;
+}
+
+static void frwr_mr_release(struct rdma_mr *mr)
+{
+	ib_dereg_mr(mr->ibmr);
+	mr->ibmr = NULL;
+}
+
+static void frwr_build_inv(struct rdma_mr *mr, struct ib_send_wr *next,
+			   struct ib_cqe *cqe)
+{
+	memset(&mr->inv_wr, 0, sizeof(mr->inv_wr));
+	mr->inv_wr.opcode = IB_WR_LOCAL_INV;
+	mr->inv_wr.ex.invalidate_rkey = mr->key;
+	mr->inv_wr.next = next;
+	mr->inv_wr.wr_cqe = cqe;
+	if (cqe)
+		mr->inv_wr.send_flags = IB_SEND_SIGNALED;
+}
+
+static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
+{
+	struct ib_mr *ibmr = mr->ibmr;
+	struct ib_send_wr *first = &mr->reg_wr.wr;
+	int n;
+
+	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, NULL, PAGE_SIZE);
+	if (n != mr->dma_nents)
+		return n < 0 ? n : -EIO;
+
+	/*
+	 * A REG_MR on a still-valid MR fails, so the key of a lazily
+	 * invalidated mapping is killed first, in the same chain.
+	 */
+	if (mr->state == RDMA_MR_STALE) {
+		frwr_build_inv(mr, first, NULL);
+		first = &mr->inv_wr;
+	}
+
+	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
+
+	memset(&mr->reg_wr, 0, sizeof(mr->reg_wr));
+	mr->reg_wr.wr.opcode = IB_WR_REG_MR;
+	mr->reg_wr.wr.next = *post_wr;
+	mr->reg_wr.wr.wr_cqe = mr->cqe;
+	if (mr->cqe)
+		mr->reg_wr.wr.send_flags = IB_SEND_SIGNALED;
+	mr->reg_wr.mr = ibmr;
+	mr->reg_wr.key = ibmr->rkey;
+	mr->reg_wr.access = mr->access;
+
+	mr->key = mr->role == RDMA_MR_ROLE_LKEY ? ibmr->lkey : ibmr->rkey;
+	mr->iova = ibmr->iova;
+	*post_wr = first;
+	return 0;
+}
+
+static int frwr_invalidate(struct rdma_mr *mr, struct ib_send_wr **post_wr)
+{
+	frwr_build_inv(mr, *post_wr, mr->cqe);
+	*post_wr = &mr->inv_wr;
+	return 0;
+}
+
+struct rdma_mr_backend_ops mrcore_frwr_ops = {
+	.name = "frwr",
+	.owner = THIS_MODULE,
+	.serves = frwr_serves,
+	.max_pages = frwr_max_pages,
+	.mr_init = frwr_mr_init,
+	.mr_release = frwr_mr_release,
+	.map = frwr_map,
+	.invalidate = frwr_invalidate,
+};

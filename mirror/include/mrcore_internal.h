@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The mirror's kernel: just enough of it for core/ and drivers/ to compile
+ * unchanged in userspace.  Same include guard as core/mrcore_internal.h, and
+ * force-included first, so the real one becomes empty.
+ *
+ * Verbs that reach the hardware (MR allocation, page-list mapping, posting,
+ * DMA mapping) are declared here and implemented by the simulated HCA
+ * (sim/hca.cpp); the allocators and module references are counted so every
+ * test can check at teardown that nothing leaked.
+ */
+#ifndef _MRCORE_INTERNAL_H
+#define _MRCORE_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef uint64_t dma_addr_t;
+typedef unsigned int gfp_t;
+typedef u32 __be32;
+
+#define U32_MAX		((u32)~0U)
+#define U64_MAX		((u64)~0ULL)
+
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define PAGE_ALIGN(x)	(((x) + PAGE_SIZE - 1) & PAGE_MASK)
+#define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
+
+#ifndef __cplusplus	/* libstdc++ uses these names for its own identifiers */
+#define __init
+#define __exit
+#endif
+
+#define GFP_KERNEL	0u
+#define GFP_NOWAIT	1u
+
+/* Module glue: a file-scope statement that expands to nothing harmful. */
+#define MIRROR_DECL(tag)	extern int mirror_unused_##tag
+#define EXPORT_SYMBOL_GPL(sym)	MIRROR_DECL(export_##sym)
+#define MODULE_LICENSE(x)	MIRROR_DECL(license)
+#define MODULE_DESCRIPTION(x)	MIRROR_DECL(description)
+#define module_init(fn)	int mirror_module_init(void) { return fn(); }
+#define module_exit(fn)	void mirror_module_exit(void) { fn(); }
+int mirror_module_init(void);
+void mirror_module_exit(void);
+
+struct module {
+	int refcnt;
+};
+extern struct module mirror_this_module;
+#define THIS_MODULE (&mirror_this_module)
+bool try_module_get(struct module *m);
+void module_put(struct module *m);
+
+/* Allocation, counted by the mirror. */
+void *mirror_kzalloc(size_t size);
+void kfree(const void *p);
+#define kzalloc(size, gfp)	mirror_kzalloc(size)
+#define kcalloc(n, size, gfp)	mirror_kzalloc((n) * (size))
+
+/* Warnings: counted, so tests can expect one and teardown can refuse one. */
+void mirror_warn(const char *cond, const char *file, int line);
+#define WARN_ON_ONCE(cond) ({						\
+	bool __w = !!(cond);						\
+	if (__w)							\
+		mirror_warn(#cond, __FILE__, __LINE__);			\
+	__w;								\
+})
+#define WARN_ON(cond)	WARN_ON_ONCE(cond)
+
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+
+#define MAX_ERRNO	4095
+#define IS_ERR_VALUE(x)	((unsigned long)(x) >= (unsigned long)-MAX_ERRNO)
+static inline void *ERR_PTR(long error) { return (void *)error; }
+static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
+static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE(ptr); }
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Lists. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
+#define LIST_HEAD(name)		struct list_head name = LIST_HEAD_INIT(name)
+static inline void INIT_LIST_HEAD(struct list_head *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+static inline void list_del_init(struct list_head *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	INIT_LIST_HEAD(e);
+}
+#define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
+
+/* Locks: the mirror is single-threaded; a mutex checks it is not re-entered. */
+struct mutex {
+	int held;
+};
+#define DEFINE_MUTEX(name)	struct mutex name = { 0 }
+void mutex_lock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+
+/* Scatterlists: a flat array whose last entry is marked. */
+struct scatterlist {
+	void *buf;
+	unsigned int length;
+	bool end;
+	dma_addr_t dma_address;
+	unsigned int dma_length;
+};
+#define sg_dma_address(sg)	((sg)->dma_address)
+#define sg_dma_len(sg)		((sg)->dma_length)
+static inline struct scatterlist *sg_next(struct scatterlist *sg)
+{
+	return sg->end ? NULL : sg + 1;
+}
+#define for_each_sg(sglist, sg, nr, i) \
+	for ((i) = 0, (sg) = (sglist); (i) < (nr); (i)++, (sg) = sg_next(sg))
+
+enum dma_data_direction {
+	DMA_BIDIRECTIONAL = 0,
+	DMA_TO_DEVICE = 1,
+	DMA_FROM_DEVICE = 2,
+	DMA_NONE = 3,
+};
+
+/* Verbs: the subset the core uses, with the kernel's names and values. */
+enum {
+	IB_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21,
+};
+
+enum ib_access_flags {
+	IB_ACCESS_LOCAL_WRITE = 1,
+	IB_ACCESS_REMOTE_WRITE = 1 << 1,
+	IB_ACCESS_REMOTE_READ = 1 << 2,
+	IB_ACCESS_REMOTE_ATOMIC = 1 << 3,
+};
+
+enum ib_mr_type {
+	IB_MR_TYPE_MEM_REG,
+};
+
+struct ib_device_attr {
+	u64 device_cap_flags;
+	int max_qp_wr;
+	int max_send_sge;
+	int max_recv_sge;
+	int max_sge_rd;
+	u32 max_fast_reg_page_list_len;
+};
+
+struct ib_device {
+	char name[64];
+	struct ib_device_attr attrs;
+	bool iwarp;
+	void *sim;
+};
+
+struct ib_pd {
+	struct ib_device *device;
+	u32 local_dma_lkey;
+	void *sim;
+};
+
+struct ib_mr {
+	struct ib_device *device;
+	struct ib_pd *pd;
+	u32 lkey;
+	u32 rkey;
+	u64 iova;
+	u64 length;
+	unsigned int page_size;
+	enum ib_mr_type type;
+};
+
+struct ib_cq;
+struct ib_wc;
+
+struct ib_cqe {
+	void (*done)(struct ib_cq *cq, struct ib_wc *wc);
+};
+
+enum ib_wc_status {
+	IB_WC_SUCCESS,
+	IB_WC_LOC_LEN_ERR,
+	IB_WC_LOC_QP_OP_ERR,
+	IB_WC_LOC_EEC_OP_ERR,
+	IB_WC_LOC_PROT_ERR,
+	IB_WC_WR_FLUSH_ERR,
+	IB_WC_MW_BIND_ERR,
+	IB_WC_BAD_RESP_ERR,
+	IB_WC_LOC_ACCESS_ERR,
+	IB_WC_REM_INV_REQ_ERR,
+	IB_WC_REM_ACCESS_ERR,
+	IB_WC_REM_OP_ERR,
+};
+
+enum ib_wr_opcode {
+	IB_WR_RDMA_WRITE = 0,
+	IB_WR_RDMA_WRITE_WITH_IMM = 1,
+	IB_WR_SEND = 2,
+	IB_WR_SEND_WITH_IMM = 3,
+	IB_WR_RDMA_READ = 4,
+	IB_WR_LOCAL_INV = 7,
+	IB_WR_SEND_WITH_INV = 9,
+	IB_WR_RDMA_READ_WITH_INV = 11,
+	IB_WR_REG_MR = 0x20,
+};
+
+enum ib_send_flags {
+	IB_SEND_FENCE = 1,
+	IB_SEND_SIGNALED = 1 << 1,
+};
+
+struct ib_wc {
+	struct ib_cqe *wr_cqe;
+	enum ib_wc_status status;
+	enum ib_wr_opcode opcode;
+	u32 byte_len;
+};
+
+struct ib_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+struct ib_send_wr {
+	struct ib_send_wr *next;
+	struct ib_cqe *wr_cqe;
+	struct ib_sge *sg_list;
+	int num_sge;
+	enum ib_wr_opcode opcode;
+	int send_flags;
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+};
+
+struct ib_rdma_wr {
+	struct ib_send_wr wr;
+	u64 remote_addr;
+	u32 rkey;
+};
+
+struct ib_reg_wr {
+	struct ib_send_wr wr;
+	struct ib_mr *mr;
+	u32 key;
+	int access;
+};
+
+struct ib_qp {
+	struct ib_device *device;
+	struct ib_pd *pd;
+	void *sim;
+};
+
+static inline u32 rdma_start_port(const struct ib_device *dev)
+{
+	return 1;
+}
+
+static inline bool rdma_protocol_iwarp(const struct ib_device *dev,
+				       u32 port_num)
+{
+	return dev->iwarp;
+}
+
+static inline u32 ib_inc_rkey(u32 rkey)
+{
+	const u32 mask = 0x000000ff;
+
+	return ((rkey + 1) & mask) | (rkey & ~mask);
+}
+
+static inline void ib_update_fast_reg_key(struct ib_mr *mr, u8 newkey)
+{
+	mr->lkey = (mr->lkey & 0xffffff00) | newkey;
+	mr->rkey = (mr->rkey & 0xffffff00) | newkey;
+}
+
+/* Implemented by the simulated HCA. */
+struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
+			  u32 max_num_sg);
+int ib_dereg_mr(struct ib_mr *mr);
+int ib_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		 unsigned int *sg_offset, unsigned int page_size);
+int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sg, int nents,
+		  enum dma_data_direction direction);
+void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sg, int nents,
+		     enum dma_data_direction direction);
+int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *send_wr,
+		 const struct ib_send_wr **bad_send_wr);
+
+#include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
+
+#include "mrcore_priv.h"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _MRCORE_INTERNAL_H */

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install everything the build, the tests and the demo need, from Debian's
+# archive only.  Idempotent: packages already present are not fetched again.
+set -euo pipefail
+
+pkgs=(
+	# out-of-tree module builds against Debian's 6.1 and 6.12 headers
+	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
+	linux-headers-amd64 linux-headers-6.12-amd64
+	# the test kernel's source, checkpatch.pl, kernel-doc, kunit.py
+	linux-source-6.12 xz-utils python3
+	# static checkers
+	sparse codespell
+	# userspace mirror
+	g++ cmake ninja-build googletest libgtest-dev libgmock-dev
+	libbenchmark-dev clang libclang-rt-14-dev valgrind
+	# QEMU and the guest's userland
+	qemu-system-x86 busybox-static iproute2 rdma-core ibverbs-providers
+	libibverbs1 librdmacm1 perftest
+	# packaging
+	dkms
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"
