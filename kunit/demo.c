@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `make demo`: move data between two connected QPs on every soft-RDMA device
+ * kind of the test kernel (siw = iWARP, rxe = RoCEv2) with rdma-mrcore, and
+ * print one table row per transfer.
+ *
+ * For each transfer the owner exposes its memory with rdma_map_sg_rkey()
+ * (REG_MR chained and posted by the core), the peer maps its own buffer with
+ * rdma_map_sg_lkey() and posts the core's chain ending in its RDMA READ or
+ * WRITE, the owner then invalidates its key with rdma_invalidate_mr(), and
+ * the data is compared byte for byte.  Rows are printed with the prefix
+ * "mrcore_demo: row:" for scripts/demo.sh.
+ */
+
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
+
+#include "mrcore_harness.h"
+
+#define DEMO_TIMEOUT_MS	60000
+
+static unsigned int max_kib = 64;
+module_param(max_kib, uint, 0444);
+MODULE_PARM_DESC(max_kib, "largest transfer in KiB (default 64)");
+
+/**
+ * struct demo_row - one transfer
+ * @target: device kind.
+ * @opcode: %IB_WR_RDMA_READ or %IB_WR_RDMA_WRITE.
+ * @len: bytes moved.
+ * @dev_name: device of the peer (the end posting the READ/WRITE).
+ * @backend: backend that mapped the peer's memory.
+ * @wrs: work requests posted on both ends for the transfer.
+ * @usec: time from the owner's registration to the end of its invalidation.
+ * @err: 0, or the errno/completion status that stopped the transfer.
+ * @verified: every byte arrived.
+ */
+struct demo_row {
+	const struct mrcore_e2e_target *target;
+	enum ib_wr_opcode opcode;
+	size_t len;
+	char dev_name[IB_DEVICE_NAME_MAX];
+	const char *backend;
+	unsigned int wrs;
+	s64 usec;
+	int err;
+	bool verified;
+};
+
+static unsigned int demo_chain_len(const struct ib_send_wr *wr)
+{
+	unsigned int n = 0;
+
+	for (; wr; wr = wr->next)
+		n++;
+	return n;
+}
+
+/* Post @first on @side, wait for @w; count the WRs into *@wrs. */
+static int demo_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
+		     struct mrcore_e2e_wait *w, unsigned int *wrs)
+{
+	int ret;
+
+	*wrs += demo_chain_len(first);
+	ret = mrcore_e2e_post(side, first, w, DEMO_TIMEOUT_MS);
+	return ret > 0 ? -EIO : ret;
+}
+
+static int demo_transfer(struct mrcore_e2e_pair *pair, struct demo_row *row,
+			 struct mrcore_e2e_buf *owner,
+			 struct mrcore_e2e_buf *peer,
+			 struct mrcore_e2e_wait *reg,
+			 struct mrcore_e2e_wait *io)
+{
+	bool is_read = row->opcode == IB_WR_RDMA_READ;
+	struct rdma_mr *omr, *pmr;
+	struct ib_send_wr *first;
+	struct ib_rdma_wr rdma_wr;
+	struct ib_sge sge;
+	u32 rkey, lkey;
+	u64 iova;
+	int ret;
+
+	omr = rdma_create_mr(pair->passive.pd, owner->npages,
+			     RDMA_MR_ROLE_RKEY);
+	if (IS_ERR(omr))
+		return PTR_ERR(omr);
+	pmr = rdma_create_mr(pair->active.pd, peer->npages, RDMA_MR_ROLE_LKEY);
+	if (IS_ERR(pmr)) {
+		ret = PTR_ERR(pmr);
+		goto out_omr;
+	}
+	row->backend = pmr->ops ? pmr->ops->name : "?";
+
+	/* The owner exposes its memory. */
+	mrcore_e2e_wait_init(reg);
+	rdma_mr_set_cqe(omr, &reg->cqe);
+	first = NULL;
+	ret = rdma_map_sg_rkey(&rkey, &iova, omr, owner->sg, owner->nents,
+			       is_read ? RDMA_MR_REMOTE_READ :
+					 RDMA_MR_REMOTE_WRITE, &first);
+	if (ret)
+		goto out_pmr;
+	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	if (ret)
+		goto out_pmr;
+
+	/* The peer moves the data through its own mapping. */
+	mrcore_e2e_wait_init(io);
+	mrcore_e2e_rdma_wr(&rdma_wr, row->opcode, &sge, iova, rkey, io);
+	first = &rdma_wr.wr;
+	ret = rdma_map_sg_lkey(&lkey, pmr, peer->sg, peer->nents,
+			       is_read ? RDMA_MR_LOCAL_READ_SINK :
+					 RDMA_MR_LOCAL_WRITE_SRC, &first);
+	if (ret)
+		goto out_pmr;
+	sge.addr = mrcore_e2e_buf_dma_addr(peer);
+	sge.length = row->len;
+	sge.lkey = lkey;
+	ret = demo_post(&pair->active, first, io, &row->wrs);
+	if (ret)
+		goto out_pmr;
+	ret = rdma_unmap_mr(pmr);
+	if (ret)
+		goto out_pmr;
+
+	/* The owner's key dies before it looks at the data. */
+	mrcore_e2e_wait_init(reg);
+	first = NULL;
+	ret = rdma_invalidate_mr(omr, &first);
+	if (ret)
+		goto out_pmr;
+	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	if (ret)
+		goto out_pmr;
+	ret = rdma_unmap_mr(omr);
+
+out_pmr:
+	rdma_destroy_mr(pmr);
+out_omr:
+	rdma_destroy_mr(omr);
+	return ret;
+}
+
+static void demo_run(struct demo_row *row)
+{
+	struct mrcore_e2e_buf owner, peer;
+	struct mrcore_e2e_wait *waits;
+	struct mrcore_e2e_pair *pair;
+	bool is_read = row->opcode == IB_WR_RDMA_READ;
+	ktime_t start;
+	int ret;
+
+	row->backend = "-";
+	/* Completion entries must outlive the pair's drain: not on stack. */
+	waits = kcalloc(2, sizeof(*waits), GFP_KERNEL);
+	if (!waits) {
+		row->err = -ENOMEM;
+		return;
+	}
+	ret = mrcore_e2e_pair_create(row->target, &pair);
+	if (ret) {
+		row->err = ret;
+		goto out_waits;
+	}
+	strscpy(row->dev_name, dev_name(&pair->active.device->dev),
+		sizeof(row->dev_name));
+	ret = mrcore_e2e_buf_alloc(&owner, row->len, 0);
+	if (ret)
+		goto out_pair;
+	ret = mrcore_e2e_buf_alloc(&peer, row->len, 0);
+	if (ret)
+		goto out_owner;
+	if (is_read) {
+		mrcore_e2e_buf_fill(&owner, row->len);
+		mrcore_e2e_buf_memset(&peer, 0);
+	} else {
+		mrcore_e2e_buf_memset(&owner, 0);
+		mrcore_e2e_buf_fill(&peer, row->len);
+	}
+
+	start = ktime_get();
+	ret = demo_transfer(pair, row, &owner, &peer, &waits[0], &waits[1]);
+	row->usec = ktime_us_delta(ktime_get(), start);
+	if (!ret)
+		row->verified = mrcore_e2e_buf_check(is_read ? &peer : &owner,
+						     row->len) < 0;
+
+	mrcore_e2e_buf_free(&peer);
+out_owner:
+	mrcore_e2e_buf_free(&owner);
+out_pair:
+	row->err = ret;
+	mrcore_e2e_pair_destroy(pair);
+out_waits:
+	kfree(waits);
+}
+
+static const char *demo_transport(const struct mrcore_e2e_target *t)
+{
+	return t->driver_id == RDMA_DRIVER_SIW ? "iWARP" : "RoCEv2";
+}
+
+static int __init mrcore_demo_init(void)
+{
+	static const struct mrcore_e2e_target *targets[] = {
+		&mrcore_e2e_siw, &mrcore_e2e_rxe,
+	};
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_RDMA_READ, IB_WR_RDMA_WRITE,
+	};
+	size_t sizes[] = { 4096, (size_t)max_kib * 1024 };
+	unsigned int t, o, s, failed = 0;
+	struct demo_row row;
+
+	pr_info("mrcore_demo: header: device|transport|operation|backend|bytes|WRs|usec|verified\n");
+	for (t = 0; t < ARRAY_SIZE(targets); t++) {
+		if (!mrcore_e2e_device_present(targets[t], NULL, 0)) {
+			pr_err("mrcore_demo: no %s device\n", targets[t]->name);
+			failed++;
+			continue;
+		}
+		for (o = 0; o < ARRAY_SIZE(ops); o++) {
+			for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+				memset(&row, 0, sizeof(row));
+				row.target = targets[t];
+				row.opcode = ops[o];
+				row.len = sizes[s];
+				demo_run(&row);
+				if (row.err || !row.verified)
+					failed++;
+				pr_info("mrcore_demo: row: %s|%s|RDMA %s|%s|%zu|%u|%lld|%s\n",
+					row.dev_name[0] ? row.dev_name :
+							  targets[t]->name,
+					demo_transport(targets[t]),
+					ops[o] == IB_WR_RDMA_READ ? "READ" :
+								    "WRITE",
+					row.backend, row.len, row.wrs,
+					row.usec, row.err ? "error" :
+					row.verified ? "yes" : "NO");
+				if (row.err)
+					pr_err("mrcore_demo: %s %s: error %d\n",
+					       targets[t]->name,
+					       ops[o] == IB_WR_RDMA_READ ?
+					       "READ" : "WRITE", row.err);
+			}
+		}
+	}
+	pr_info("mrcore_demo: done: %u failed\n", failed);
+	return 0;
+}
+
+static void __exit mrcore_demo_exit(void)
+{
+}
+
+module_init(mrcore_demo_init);
+module_exit(mrcore_demo_exit);
+
+MODULE_DESCRIPTION("rdma-mrcore demo: READ and WRITE on siw and rxe");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MRCORE_HARNESS);

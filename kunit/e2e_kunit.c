@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * End-to-end KUnit suites on the kernel's real soft-RDMA drivers:
+ * mrcore_e2e_siw (iWARP) and mrcore_e2e_rxe (RoCEv2) run the same cases.
+ *
+ * One end of a connected RC pair (the "owner", rdma_cm's passive end) maps
+ * its memory with rdma_map_sg_rkey(); the other end (the "peer") READs or
+ * WRITEs it through its own rdma_map_sg_lkey() mapping (the frwr backend on
+ * both devices).  Data is checked byte for byte.  The security rules of
+ * DESIGN.md are shown on the real driver: every forbidden access ends with
+ * the driver's error, leaves the memory untouched, and leaves the peer's QP
+ * in the error state (so each such case connects a pair of its own).
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/mrcore.h>
+
+#include "mrcore_harness.h"
+
+#define E2E_TIMEOUT_MS		30000
+#define E2E_QP_ERR_TIMEOUT_MS	5000
+
+/**
+ * struct e2e_expect - how a device reports a forbidden remote access
+ * @read_denied: completion status of the peer's READ.
+ * @write_denied: completion status of the peer's WRITE.
+ * @owner_event: asynchronous event on the owner's QP, or -1 if none is
+ *	promised.
+ *
+ * rxe (IB RC) NAKs the request: the requester's WR completes with a remote
+ * access error.  siw (iWARP) answers with a TERMINATE and closes the
+ * connection: the READ is flushed, and a WRITE, which iWARP never
+ * acknowledges, completes successfully on the sender before the TERMINATE
+ * arrives; the proof is then the unchanged memory and the QP error state.
+ */
+struct e2e_expect {
+	enum ib_wc_status read_denied;
+	enum ib_wc_status write_denied;
+	int owner_event;
+};
+
+static const struct e2e_expect e2e_expect_rxe = {
+	.read_denied = IB_WC_REM_ACCESS_ERR,
+	.write_denied = IB_WC_REM_ACCESS_ERR,
+	.owner_event = -1,
+};
+
+static const struct e2e_expect e2e_expect_siw = {
+	.read_denied = IB_WC_WR_FLUSH_ERR,
+	.write_denied = IB_WC_SUCCESS,
+	.owner_event = IB_EVENT_QP_ACCESS_ERR,
+};
+
+/**
+ * struct e2e_ctx - per test case state, allocated before anything that can
+ *	complete into it and freed after the pair is drained
+ * @target: the device kind of the suite.
+ * @expect: its error reporting.
+ * @reg: completion entry of the owner's registration/invalidation WRs.
+ * @io: completion entry of the peer's READ/WRITE.
+ */
+struct e2e_ctx {
+	const struct mrcore_e2e_target *target;
+	const struct e2e_expect *expect;
+	struct mrcore_e2e_wait reg;
+	struct mrcore_e2e_wait io;
+};
+
+/* Memory the owner exposed with rdma_map_sg_rkey(). */
+struct e2e_exposed {
+	struct rdma_mr *mr;
+	u32 rkey;
+	u64 iova;
+};
+
+static void e2e_pair_release(void *pair)
+{
+	mrcore_e2e_pair_destroy(pair);
+}
+
+static void e2e_mr_release(void *mr)
+{
+	rdma_destroy_mr(mr);
+}
+
+static void e2e_buf_release(void *buf)
+{
+	mrcore_e2e_buf_free(buf);
+}
+
+static struct mrcore_e2e_pair *e2e_pair(struct kunit *test)
+{
+	struct e2e_ctx *ctx = test->priv;
+	struct mrcore_e2e_pair *pair = NULL;
+	int ret;
+
+	ret = mrcore_e2e_pair_create(ctx->target, &pair);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0,
+			    "connecting an RC pair over %s (%s -> %s) failed",
+			    ctx->target->name, ctx->target->active_addr,
+			    ctx->target->passive_addr);
+	ret = kunit_add_action_or_reset(test, e2e_pair_release, pair);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, pair->active.device->ops.driver_id,
+			ctx->target->driver_id);
+	KUNIT_ASSERT_EQ(test, pair->passive.device->ops.driver_id,
+			ctx->target->driver_id);
+	return pair;
+}
+
+static struct mrcore_e2e_buf *e2e_buf(struct kunit *test, size_t len,
+				      unsigned int offset)
+{
+	struct mrcore_e2e_buf *buf;
+	int ret;
+
+	buf = kunit_kzalloc(test, sizeof(*buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ret = mrcore_e2e_buf_alloc(buf, len, offset);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ret = kunit_add_action_or_reset(test, e2e_buf_release, buf);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return buf;
+}
+
+static struct rdma_mr *e2e_mr(struct kunit *test, struct ib_pd *pd,
+			      u32 max_pages, enum rdma_mr_role role)
+{
+	struct rdma_mr *mr;
+	int ret;
+
+	mr = rdma_create_mr(pd, max_pages, role);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	ret = kunit_add_action_or_reset(test, e2e_mr_release, mr);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return mr;
+}
+
+/* Map @buf on @side with an rkey for @remote_ops; wait for the REG_MR. */
+static void e2e_expose_mr(struct kunit *test, struct mrcore_e2e_side *side,
+			  struct rdma_mr *mr, struct mrcore_e2e_buf *buf,
+			  unsigned int remote_ops, struct e2e_exposed *x)
+{
+	struct e2e_ctx *ctx = test->priv;
+	struct ib_send_wr *first = NULL;
+	int ret;
+
+	x->mr = mr;
+	mrcore_e2e_wait_init(&ctx->reg);
+	rdma_mr_set_cqe(mr, &ctx->reg.cqe);
+	ret = rdma_map_sg_rkey(&x->rkey, &x->iova, mr, buf->sg, buf->nents,
+			       remote_ops, &first);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "rdma_map_sg_rkey(ops %#x)",
+			    remote_ops);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	KUNIT_ASSERT_EQ(test, rdma_mr_length(mr), (u64)buf->len);
+	ret = mrcore_e2e_post(side, first, &ctx->reg, E2E_TIMEOUT_MS);
+	KUNIT_ASSERT_EQ_MSG(test, ret, IB_WC_SUCCESS,
+			    "registration WR: %d (%s)", ret,
+			    ret >= 0 ? ib_wc_status_msg(ret) : "errno");
+}
+
+static void e2e_expose(struct kunit *test, struct mrcore_e2e_side *side,
+		       struct mrcore_e2e_buf *buf, unsigned int remote_ops,
+		       struct e2e_exposed *x)
+{
+	struct rdma_mr *mr = e2e_mr(test, side->pd, buf->npages,
+				    RDMA_MR_ROLE_RKEY);
+
+	e2e_expose_mr(test, side, mr, buf, remote_ops, x);
+}
+
+/* rdma_invalidate_mr(), wait for the LOCAL_INV, rdma_unmap_mr(). */
+static void e2e_invalidate(struct kunit *test, struct mrcore_e2e_side *side,
+			   struct e2e_exposed *x)
+{
+	struct e2e_ctx *ctx = test->priv;
+	struct ib_send_wr *first = NULL;
+	int ret;
+
+	mrcore_e2e_wait_init(&ctx->reg);
+	ret = rdma_invalidate_mr(x->mr, &first);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	ret = mrcore_e2e_post(side, first, &ctx->reg, E2E_TIMEOUT_MS);
+	KUNIT_ASSERT_EQ_MSG(test, ret, IB_WC_SUCCESS,
+			    "invalidation WR: %d (%s)", ret,
+			    ret >= 0 ? ib_wc_status_msg(ret) : "errno");
+	KUNIT_ASSERT_EQ(test, rdma_unmap_mr(x->mr), 0);
+}
+
+/*
+ * The peer READs (into @buf) or WRITEs (from @buf) @len bytes at
+ * @remote_addr/@rkey.  @buf is mapped with rdma_map_sg_lkey() on @mr, the
+ * registration chained before the RDMA WR; *@lkey receives the key used.
+ * Returns the completion status of the RDMA WR, or a negative errno.
+ */
+static int e2e_peer_io_mr(struct kunit *test, struct mrcore_e2e_side *side,
+			  struct rdma_mr *mr, enum ib_wr_opcode opcode,
+			  struct mrcore_e2e_buf *buf, u32 len,
+			  u64 remote_addr, u32 rkey, u32 *lkey)
+{
+	struct e2e_ctx *ctx = test->priv;
+	struct ib_send_wr *first;
+	struct ib_rdma_wr rdma_wr;
+	struct ib_sge sge;
+	unsigned int ops;
+	int status, ret;
+
+	ops = opcode == IB_WR_RDMA_READ ? RDMA_MR_LOCAL_READ_SINK :
+					  RDMA_MR_LOCAL_WRITE_SRC;
+	mrcore_e2e_wait_init(&ctx->io);
+	mrcore_e2e_rdma_wr(&rdma_wr, opcode, &sge, remote_addr, rkey,
+			   &ctx->io);
+	first = &rdma_wr.wr;
+	ret = rdma_map_sg_lkey(lkey, mr, buf->sg, buf->nents, ops, &first);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "rdma_map_sg_lkey(ops %#x)", ops);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	KUNIT_ASSERT_TRUE(test, first != &rdma_wr.wr);
+	/*
+	 * The API returns no address for an lkey: the FRWR registration
+	 * starts at the first DMA address of the list.
+	 */
+	sge.addr = mrcore_e2e_buf_dma_addr(buf);
+	sge.length = len;
+	sge.lkey = *lkey;
+	status = mrcore_e2e_post(side, first, &ctx->io, E2E_TIMEOUT_MS);
+	KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), 0);
+	return status;
+}
+
+static int e2e_peer_io(struct kunit *test, struct mrcore_e2e_side *side,
+		       enum ib_wr_opcode opcode, struct mrcore_e2e_buf *buf,
+		       u32 len, u64 remote_addr, u32 rkey)
+{
+	struct rdma_mr *mr = e2e_mr(test, side->pd, buf->npages,
+				    RDMA_MR_ROLE_LKEY);
+	u32 lkey;
+
+	return e2e_peer_io_mr(test, side, mr, opcode, buf, len, remote_addr,
+			      rkey, &lkey);
+}
+
+static const char *e2e_status(int status)
+{
+	return status >= 0 ? ib_wc_status_msg(status) : "negative errno";
+}
+
+/*
+ * After a forbidden access: the peer's QP is in the error state and a new
+ * WR on it is flushed, i.e. the connection needs recovery.
+ */
+static void e2e_expect_peer_failed(struct kunit *test,
+				   struct mrcore_e2e_pair *pair,
+				   struct mrcore_e2e_buf *probe,
+				   u64 remote_addr, u32 rkey)
+{
+	struct e2e_ctx *ctx = test->priv;
+	int status, events;
+
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      mrcore_e2e_qp_failed(&pair->active,
+						   E2E_QP_ERR_TIMEOUT_MS),
+			      "peer QP still in state %d after the denied access",
+			      mrcore_e2e_qp_state(&pair->active));
+	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_READ, probe, 1,
+			     remote_addr, rkey);
+	KUNIT_EXPECT_EQ_MSG(test, status, IB_WC_WR_FLUSH_ERR,
+			    "a WR after the denied access: %d (%s)", status,
+			    e2e_status(status));
+	if (ctx->expect->owner_event >= 0) {
+		events = atomic_read(&pair->passive.qp_events);
+		/* Pairs with smp_wmb() in the harness's QP event handler. */
+		smp_rmb();
+		KUNIT_EXPECT_GT(test, events, 0);
+		if (events > 0)
+			KUNIT_EXPECT_EQ(test,
+					(int)pair->passive.last_qp_event,
+					ctx->expect->owner_event);
+	}
+}
+
+/* ---- data moves: READ and WRITE of exposed memory, byte for byte ---- */
+
+/**
+ * struct e2e_shape - a buffer layout
+ * @desc: test description.
+ * @len: data bytes.
+ * @offset: offset of the data in its first page.
+ */
+struct e2e_shape {
+	const char *desc;
+	size_t len;
+	unsigned int offset;
+};
+
+static const struct e2e_shape e2e_shapes[] = {
+	{ "one page", PAGE_SIZE, 0 },
+	{ "100 B at offset 200", 100, 200 },
+	{ "9000 B at offset 1000 (3 pages)", 9000, 1000 },
+	{ "32 KiB + 1 at offset 4095 (9 pages)", 32 * 1024 + 1, 4095 },
+	{ "64 KiB (16 pages)", 64 * 1024, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(e2e_shapes, e2e_shapes, desc);
+
+/* The peer READs memory exposed with REMOTE_READ. */
+static void e2e_read(struct kunit *test)
+{
+	const struct e2e_shape *shape = test->param_value;
+	struct mrcore_e2e_buf *owner, *sink;
+	struct mrcore_e2e_pair *pair;
+	struct e2e_exposed x;
+	int status;
+
+	pair = e2e_pair(test);
+	owner = e2e_buf(test, shape->len, shape->offset);
+	sink = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
+	mrcore_e2e_buf_fill(owner, 0x1001);
+	mrcore_e2e_buf_memset(sink, 0);
+
+	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_READ, &x);
+	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_READ, sink,
+			     shape->len, x.iova, x.rkey);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ: %d (%s)",
+			    status, e2e_status(status));
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sink, 0x1001), -1L);
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(sink));
+	e2e_invalidate(test, &pair->passive, &x);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, 0x1001), -1L);
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+}
+
+/* The peer WRITEs memory exposed with REMOTE_WRITE. */
+static void e2e_write(struct kunit *test)
+{
+	const struct e2e_shape *shape = test->param_value;
+	struct mrcore_e2e_buf *owner, *src;
+	struct mrcore_e2e_pair *pair;
+	struct e2e_exposed x;
+	int status;
+
+	pair = e2e_pair(test);
+	owner = e2e_buf(test, shape->len, shape->offset);
+	src = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
+	mrcore_e2e_buf_memset(owner, 0);
+	mrcore_e2e_buf_fill(src, 0x2002);
+
+	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_WRITE, &x);
+	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_WRITE, src,
+			     shape->len, x.iova, x.rkey);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "WRITE: %d (%s)",
+			    status, e2e_status(status));
+	/* The WRITE completed on the peer; the owner's key dies first. */
+	e2e_invalidate(test, &pair->passive, &x);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, 0x2002), -1L);
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+}
+
+/*
+ * Keys rotate: two mappings of the same MR give different keys, on the
+ * owner's rkey MR and on the peer's lkey MR, and the first rkey no longer
+ * reaches the memory the MR maps now (rule 3).
+ */
+static void e2e_key_rotates(struct kunit *test)
+{
+	struct e2e_ctx *ctx = test->priv;
+	struct mrcore_e2e_buf *owner, *sink, *probe;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_mr *omr, *pmr;
+	struct e2e_exposed x1, x2;
+	u32 lkey1, lkey2;
+	int status;
+
+	pair = e2e_pair(test);
+	owner = e2e_buf(test, 3000, 100);
+	sink = e2e_buf(test, 3000, 0);
+	probe = e2e_buf(test, 64, 0);
+	omr = e2e_mr(test, pair->passive.pd, owner->npages, RDMA_MR_ROLE_RKEY);
+	pmr = e2e_mr(test, pair->active.pd, sink->npages, RDMA_MR_ROLE_LKEY);
+
+	mrcore_e2e_buf_fill(owner, 0x3003);
+	e2e_expose_mr(test, &pair->passive, omr, owner, RDMA_MR_REMOTE_READ,
+		      &x1);
+	mrcore_e2e_buf_memset(sink, 0);
+	status = e2e_peer_io_mr(test, &pair->active, pmr, IB_WR_RDMA_READ,
+				sink, owner->len, x1.iova, x1.rkey, &lkey1);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ 1: %d (%s)",
+			    status, e2e_status(status));
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sink, 0x3003), -1L);
+	e2e_invalidate(test, &pair->passive, &x1);
+
+	/* New data behind the same MR, mapped again. */
+	mrcore_e2e_buf_fill(owner, 0x3004);
+	e2e_expose_mr(test, &pair->passive, omr, owner, RDMA_MR_REMOTE_READ,
+		      &x2);
+	KUNIT_EXPECT_NE(test, x1.rkey, x2.rkey);
+	mrcore_e2e_buf_memset(sink, 0);
+	status = e2e_peer_io_mr(test, &pair->active, pmr, IB_WR_RDMA_READ,
+				sink, owner->len, x2.iova, x2.rkey, &lkey2);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ 2: %d (%s)",
+			    status, e2e_status(status));
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sink, 0x3004), -1L);
+	KUNIT_EXPECT_NE(test, lkey1, lkey2);
+
+	/* The stale rkey on the same address reaches nothing. */
+	mrcore_e2e_buf_memset(sink, 0);
+	status = e2e_peer_io_mr(test, &pair->active, pmr, IB_WR_RDMA_READ,
+				sink, owner->len, x1.iova, x1.rkey, &lkey1);
+	KUNIT_EXPECT_EQ_MSG(test, status, ctx->expect->read_denied,
+			    "READ with the stale rkey %#x: %d (%s)", x1.rkey,
+			    status, e2e_status(status));
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check_byte(sink, 0), -1L);
+	e2e_expect_peer_failed(test, pair, probe, x2.iova, x2.rkey);
+}
+
+/* ---- forbidden accesses: rules 1, 2 and 3 on the real driver ---- */
+
+enum e2e_denied_kind {
+	E2E_DEAD_AFTER_INVALIDATE,	/* rule 3 */
+	E2E_LKEY_AS_RKEY,		/* rule 1 */
+	E2E_OUTSIDE_RANGE,		/* rule 2: bytes */
+	E2E_WRONG_OP,			/* rule 2: operation */
+};
+
+/**
+ * struct e2e_denied - a forbidden access
+ * @desc: test description.
+ * @kind: what is wrong with it.
+ * @opcode: the peer's operation.
+ * @ops: remote ops of the owner's rkey mapping, or local ops of its lkey
+ *	mapping for %E2E_LKEY_AS_RKEY.
+ * @addr_delta: added to the iova for the denied access.
+ * @len_delta: added to the mapped length for the denied access.
+ * @ib_only: not a rule on iWARP (the iWARP READ sink exception).
+ */
+struct e2e_denied {
+	const char *desc;
+	enum e2e_denied_kind kind;
+	enum ib_wr_opcode opcode;
+	unsigned int ops;
+	int addr_delta;
+	int len_delta;
+	bool ib_only;
+};
+
+static const struct e2e_denied e2e_denied_cases[] = {
+	{ "rule 3: READ with an rkey after rdma_invalidate_mr",
+	  E2E_DEAD_AFTER_INVALIDATE, IB_WR_RDMA_READ, RDMA_MR_REMOTE_READ },
+	{ "rule 3: WRITE with an rkey after rdma_invalidate_mr",
+	  E2E_DEAD_AFTER_INVALIDATE, IB_WR_RDMA_WRITE, RDMA_MR_REMOTE_WRITE },
+	{ "rule 1: READ with a SEND_SRC lkey as rkey",
+	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_READ, RDMA_MR_LOCAL_SEND_SRC },
+	{ "rule 1: READ with a WRITE_SRC lkey as rkey",
+	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_READ, RDMA_MR_LOCAL_WRITE_SRC },
+	{ "rule 1: READ with an all-local-ops lkey as rkey",
+	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_READ, RDMA_MR_LOCAL_ALL },
+	{ "rule 1: WRITE with a RECV_SINK lkey as rkey",
+	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_WRITE, RDMA_MR_LOCAL_RECV_SINK },
+	{ "rule 1: WRITE with a SEND_SRC|WRITE_SRC lkey as rkey",
+	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_WRITE,
+	  RDMA_MR_LOCAL_SEND_SRC | RDMA_MR_LOCAL_WRITE_SRC },
+	{ "rule 1: WRITE with a READ_SINK lkey as rkey (IB)",
+	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_WRITE, RDMA_MR_LOCAL_READ_SINK,
+	  .ib_only = true },
+	{ "rule 2: READ one byte past the end",
+	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_READ, RDMA_MR_REMOTE_READ, 0, 1 },
+	{ "rule 2: READ of the byte after the end",
+	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_READ, RDMA_MR_REMOTE_READ, 100, -99 },
+	{ "rule 2: READ from one byte before iova",
+	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_READ, RDMA_MR_REMOTE_READ, -1, 0 },
+	{ "rule 2: WRITE one byte past the end",
+	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_WRITE, RDMA_MR_REMOTE_WRITE, 0, 1 },
+	{ "rule 2: WRITE of the byte after the end",
+	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_WRITE, RDMA_MR_REMOTE_WRITE, 100, -99 },
+	{ "rule 2: WRITE from one byte before iova",
+	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_WRITE, RDMA_MR_REMOTE_WRITE, -1, 0 },
+	{ "rule 2: WRITE to a READ-only rkey",
+	  E2E_WRONG_OP, IB_WR_RDMA_WRITE, RDMA_MR_REMOTE_READ },
+	{ "rule 2: READ from a WRITE-only rkey",
+	  E2E_WRONG_OP, IB_WR_RDMA_READ, RDMA_MR_REMOTE_WRITE },
+};
+
+KUNIT_ARRAY_PARAM_DESC(e2e_denied, e2e_denied_cases, desc);
+
+/* The owner's data: 100 bytes at offset 200 of a page, so no range check
+ * can be satisfied by page granularity and a WRITE is a single segment.
+ */
+#define E2E_DENIED_LEN		100
+#define E2E_DENIED_OFFSET	200
+#define E2E_DENIED_SEED		0x4004
+#define E2E_DENIED_PEER_SEED	0x5005
+
+static void e2e_denied(struct kunit *test)
+{
+	const struct e2e_denied *c = test->param_value;
+	struct e2e_ctx *ctx = test->priv;
+	struct mrcore_e2e_buf *owner, *peer, *probe;
+	struct mrcore_e2e_pair *pair;
+	struct e2e_exposed x = {};
+	enum ib_wr_opcode ctl;
+	u64 addr;
+	u32 len, key;
+	int status;
+	bool is_read = c->opcode == IB_WR_RDMA_READ;
+
+	pair = e2e_pair(test);
+	if (c->ib_only && rdma_protocol_iwarp(pair->passive.device, 1))
+		kunit_skip(test, "iWARP READ sinks need REMOTE_WRITE (the documented exception)");
+
+	owner = e2e_buf(test, E2E_DENIED_LEN, E2E_DENIED_OFFSET);
+	peer = e2e_buf(test, E2E_DENIED_LEN + 1, 0);
+	probe = e2e_buf(test, 64, 0);
+	mrcore_e2e_buf_fill(owner, E2E_DENIED_SEED);
+
+	if (c->kind == E2E_LKEY_AS_RKEY) {
+		struct rdma_mr *mr = e2e_mr(test, pair->passive.pd,
+					    owner->npages, RDMA_MR_ROLE_LKEY);
+		struct ib_send_wr *first = NULL;
+
+		mrcore_e2e_wait_init(&ctx->reg);
+		rdma_mr_set_cqe(mr, &ctx->reg.cqe);
+		status = rdma_map_sg_lkey(&key, mr, owner->sg, owner->nents,
+					  c->ops, &first);
+		KUNIT_ASSERT_EQ(test, status, 0);
+		KUNIT_ASSERT_NOT_NULL(test, first);
+		status = mrcore_e2e_post(&pair->passive, first, &ctx->reg,
+					 E2E_TIMEOUT_MS);
+		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
+				    "lkey registration: %d (%s)", status,
+				    e2e_status(status));
+		/* Where the lkey's registration starts (virtual DMA). */
+		addr = mrcore_e2e_buf_dma_addr(owner);
+		len = E2E_DENIED_LEN;
+	} else {
+		e2e_expose(test, &pair->passive, owner, c->ops, &x);
+		key = x.rkey;
+		addr = x.iova;
+		len = E2E_DENIED_LEN;
+		/*
+		 * Control: the allowed access works on this pair (for a wrong
+		 * op, the op the key does grant).  A WRITE stores the data
+		 * the owner already has.
+		 */
+		ctl = c->opcode;
+		if (c->kind == E2E_WRONG_OP)
+			ctl = is_read ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+		if (ctl == IB_WR_RDMA_READ)
+			mrcore_e2e_buf_memset(peer, 0);
+		else
+			mrcore_e2e_buf_fill(peer, E2E_DENIED_SEED);
+		status = e2e_peer_io(test, &pair->active, ctl, peer, len, addr,
+				     key);
+		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
+				    "allowed access: %d (%s)", status,
+				    e2e_status(status));
+		if (ctl == IB_WR_RDMA_READ)
+			KUNIT_ASSERT_EQ(test,
+					mrcore_e2e_buf_check(peer,
+							     E2E_DENIED_SEED),
+					(long)len);
+		if (c->kind == E2E_DEAD_AFTER_INVALIDATE)
+			e2e_invalidate(test, &pair->passive, &x);
+		addr += c->addr_delta;
+		len += c->len_delta;
+	}
+
+	/* The forbidden access. */
+	if (is_read)
+		mrcore_e2e_buf_memset(peer, 0);
+	else
+		mrcore_e2e_buf_fill(peer, E2E_DENIED_PEER_SEED);
+	status = e2e_peer_io(test, &pair->active, c->opcode, peer, len, addr,
+			     key);
+	KUNIT_EXPECT_EQ_MSG(test, status,
+			    is_read ? ctx->expect->read_denied :
+				      ctx->expect->write_denied,
+			    "%s of %u bytes at %#llx key %#x: %d (%s)",
+			    is_read ? "READ" : "WRITE", len, addr, key, status,
+			    e2e_status(status));
+	e2e_expect_peer_failed(test, pair, probe, x.iova, x.rkey);
+
+	/* Nothing moved: not into the peer, not into the owner's memory. */
+	if (is_read)
+		KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check_byte(peer, 0), -1L);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, E2E_DENIED_SEED),
+			-1L);
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+}
+
+static struct kunit_case e2e_cases[] = {
+	KUNIT_CASE_PARAM(e2e_read, e2e_shapes_gen_params),
+	KUNIT_CASE_PARAM(e2e_write, e2e_shapes_gen_params),
+	KUNIT_CASE(e2e_key_rotates),
+	KUNIT_CASE_PARAM(e2e_denied, e2e_denied_gen_params),
+	{}
+};
+
+static int e2e_init(struct kunit *test, const struct mrcore_e2e_target *t,
+		    const struct e2e_expect *expect)
+{
+	struct e2e_ctx *ctx;
+
+	if (!mrcore_e2e_device_present(t, NULL, 0)) {
+		kunit_err(test, "no %s device registered (scripts/guest-init.sh creates one with 'rdma link add')\n",
+			  t->name);
+		return -ENODEV;
+	}
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->target = t;
+	ctx->expect = expect;
+	test->priv = ctx;
+	return 0;
+}
+
+static int e2e_siw_init(struct kunit *test)
+{
+	return e2e_init(test, &mrcore_e2e_siw, &e2e_expect_siw);
+}
+
+static int e2e_rxe_init(struct kunit *test)
+{
+	return e2e_init(test, &mrcore_e2e_rxe, &e2e_expect_rxe);
+}
+
+static struct kunit_suite e2e_siw_suite = {
+	.name = "mrcore_e2e_siw",
+	.init = e2e_siw_init,
+	.test_cases = e2e_cases,
+};
+
+static struct kunit_suite e2e_rxe_suite = {
+	.name = "mrcore_e2e_rxe",
+	.init = e2e_rxe_init,
+	.test_cases = e2e_cases,
+};
+
+kunit_test_suites(&e2e_siw_suite, &e2e_rxe_suite);
+
+MODULE_DESCRIPTION("rdma-mrcore end-to-end KUnit suites on siw and rxe");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MRCORE_HARNESS);

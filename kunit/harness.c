@@ -1,0 +1,857 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * End-to-end harness for rdma-mrcore: real RDMA devices, connected RC QP
+ * pairs, post-and-wait.  See mrcore_harness.h.
+ */
+
+#include <linux/delay.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+
+#include "mrcore_harness.h"
+
+#define MRCORE_E2E_CM_TIMEOUT_MS	5000
+#define MRCORE_E2E_STEP_TIMEOUT_MS	15000
+#define MRCORE_E2E_SQ_DEPTH		64
+#define MRCORE_E2E_RQ_DEPTH		16
+#define MRCORE_E2E_RD_ATOM		4
+
+const struct mrcore_e2e_target mrcore_e2e_siw = {
+	.name = "siw",
+	.driver_id = RDMA_DRIVER_SIW,
+	.active_addr = "192.0.2.1",
+	.passive_addr = "192.0.2.2",
+	.port_base = 20000,
+};
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_siw, MRCORE_HARNESS);
+
+const struct mrcore_e2e_target mrcore_e2e_rxe = {
+	.name = "rxe",
+	.driver_id = RDMA_DRIVER_RXE,
+	.active_addr = "198.51.100.1",
+	.passive_addr = "198.51.100.2",
+	.port_base = 20000,
+};
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_rxe, MRCORE_HARNESS);
+
+/* Devices seen by the ib_client, in registration order. */
+struct mrcore_e2e_dev {
+	struct list_head node;
+	struct ib_device *device;
+};
+
+static LIST_HEAD(mrcore_e2e_devs);
+static DEFINE_MUTEX(mrcore_e2e_devs_lock);
+static atomic_t mrcore_e2e_port_seq = ATOMIC_INIT(0);
+
+static int mrcore_e2e_add_one(struct ib_device *device)
+{
+	struct mrcore_e2e_dev *d;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->device = device;
+	mutex_lock(&mrcore_e2e_devs_lock);
+	list_add_tail(&d->node, &mrcore_e2e_devs);
+	mutex_unlock(&mrcore_e2e_devs_lock);
+	return 0;
+}
+
+static void mrcore_e2e_remove_one(struct ib_device *device, void *client_data)
+{
+	struct mrcore_e2e_dev *d, *tmp;
+
+	mutex_lock(&mrcore_e2e_devs_lock);
+	list_for_each_entry_safe(d, tmp, &mrcore_e2e_devs, node) {
+		if (d->device == device) {
+			list_del(&d->node);
+			kfree(d);
+		}
+	}
+	mutex_unlock(&mrcore_e2e_devs_lock);
+}
+
+static struct ib_client mrcore_e2e_client = {
+	.name = "mrcore-harness",
+	.add = mrcore_e2e_add_one,
+	.remove = mrcore_e2e_remove_one,
+};
+
+/**
+ * mrcore_e2e_device_present() - is a device of this kind registered?
+ * @target: the device kind.
+ * @name: if not %NULL, receives the name of the first such device.
+ * @name_len: size of @name.
+ *
+ * Context: Process context; may sleep.
+ * Return: true if the ib_client saw a device of @target's driver.
+ */
+bool mrcore_e2e_device_present(const struct mrcore_e2e_target *target,
+			       char *name, size_t name_len)
+{
+	struct mrcore_e2e_dev *d;
+	bool found = false;
+
+	mutex_lock(&mrcore_e2e_devs_lock);
+	list_for_each_entry(d, &mrcore_e2e_devs, node) {
+		if (d->device->ops.driver_id != target->driver_id)
+			continue;
+		if (name)
+			strscpy(name, dev_name(&d->device->dev), name_len);
+		found = true;
+		break;
+	}
+	mutex_unlock(&mrcore_e2e_devs_lock);
+	return found;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_device_present, MRCORE_HARNESS);
+
+static int mrcore_e2e_addr(const char *ip, u16 port, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	if (!in4_pton(ip, -1, (u8 *)&sin->sin_addr.s_addr, '\0', NULL))
+		return -EINVAL;
+	return 0;
+}
+
+static void mrcore_e2e_qp_event(struct ib_event *event, void *context)
+{
+	struct mrcore_e2e_side *side = context;
+
+	side->last_qp_event = event->event;
+	/* Pairs with atomic_read() in readers of last_qp_event. */
+	smp_wmb();
+	atomic_inc(&side->qp_events);
+}
+
+/* Allocate PD, CQ and QP on the device @id is bound to. */
+static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
+				 struct mrcore_e2e_side *side,
+				 struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = {};
+	struct ib_device *dev = id->device;
+	int ret;
+
+	if (!dev)
+		return -ENODEV;
+	if (dev->ops.driver_id != pair->target->driver_id) {
+		pr_err("mrcore_harness: %s: rdma_cm bound %s, not a %s device\n",
+		       pair->target->name, dev_name(&dev->dev),
+		       pair->target->name);
+		return -ENODEV;
+	}
+	side->device = dev;
+	side->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(side->pd)) {
+		ret = PTR_ERR(side->pd);
+		side->pd = NULL;
+		return ret;
+	}
+	side->cq = ib_alloc_cq(dev, side, MRCORE_E2E_SQ_DEPTH +
+			       MRCORE_E2E_RQ_DEPTH + 2, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(side->cq)) {
+		ret = PTR_ERR(side->cq);
+		side->cq = NULL;
+		goto err_pd;
+	}
+	attr.event_handler = mrcore_e2e_qp_event;
+	attr.qp_context = side;
+	attr.send_cq = side->cq;
+	attr.recv_cq = side->cq;
+	attr.cap.max_send_wr = MRCORE_E2E_SQ_DEPTH;
+	attr.cap.max_recv_wr = MRCORE_E2E_RQ_DEPTH;
+	attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 4);
+	attr.cap.max_recv_sge = 1;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, side->pd, &attr);
+	if (ret)
+		goto err_cq;
+	side->qp = id->qp;
+	side->cm_id = id;
+	return 0;
+
+err_cq:
+	ib_free_cq(side->cq);
+	side->cq = NULL;
+err_pd:
+	ib_dealloc_pd(side->pd);
+	side->pd = NULL;
+	return ret;
+}
+
+/* Release what mrcore_e2e_side_setup() allocated; the cm_id stays. */
+static void mrcore_e2e_side_release(struct mrcore_e2e_side *side)
+{
+	if (side->qp) {
+		ib_drain_qp(side->qp);
+		rdma_destroy_qp(side->cm_id);
+		side->qp = NULL;
+	}
+	if (side->cq) {
+		ib_free_cq(side->cq);
+		side->cq = NULL;
+	}
+	if (side->pd) {
+		ib_dealloc_pd(side->pd);
+		side->pd = NULL;
+	}
+}
+
+static void mrcore_e2e_conn_param(struct ib_device *dev,
+				  struct rdma_conn_param *param)
+{
+	memset(param, 0, sizeof(*param));
+	param->responder_resources = min_t(int, dev->attrs.max_qp_rd_atom,
+					   MRCORE_E2E_RD_ATOM);
+	param->initiator_depth = min_t(int, dev->attrs.max_qp_init_rd_atom,
+				       MRCORE_E2E_RD_ATOM);
+	param->retry_count = 7;
+	param->rnr_retry_count = 7;
+}
+
+/* rdma_cm events of the listener and of the accepted id. */
+static int mrcore_e2e_passive_handler(struct rdma_cm_id *id,
+				      struct rdma_cm_event *event)
+{
+	struct mrcore_e2e_pair *pair = id->context;
+	struct rdma_conn_param param;
+	int ret;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		if (pair->passive.cm_id)
+			return -EBUSY;	/* one connection per pair; rejected */
+		ret = mrcore_e2e_side_setup(pair, &pair->passive, id);
+		if (ret)
+			goto fail;
+		mrcore_e2e_conn_param(id->device, &param);
+		/* rdma_accept() runs with the handler lock held here. */
+		ret = rdma_accept(id, &param);
+		if (ret) {
+			mrcore_e2e_side_release(&pair->passive);
+			pair->passive.cm_id = NULL;
+			goto fail;
+		}
+		return 0;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		pair->passive_status = 0;
+		complete(&pair->passive_done);
+		return 0;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		if (event->event == RDMA_CM_EVENT_DISCONNECTED)
+			atomic_inc(&pair->disconnected);
+		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return 0;
+	default:
+		if (id == pair->listen_id)
+			return 0;
+		pr_err("mrcore_harness: %s: passive side: rdma_cm event %s, status %d\n",
+		       pair->target->name, rdma_event_msg(event->event),
+		       event->status);
+		ret = event->status ? event->status : -ECONNABORTED;
+		goto fail;
+	}
+
+fail:
+	pair->passive_status = ret;
+	complete(&pair->passive_done);
+	/* A non-zero return makes rdma_cm destroy this (child) id. */
+	return id == pair->listen_id || id == pair->passive.cm_id ? 0 : ret;
+}
+
+static int mrcore_e2e_active_handler(struct rdma_cm_id *id,
+				     struct rdma_cm_event *event)
+{
+	struct mrcore_e2e_pair *pair = id->context;
+
+	if (event->event == RDMA_CM_EVENT_DISCONNECTED) {
+		atomic_inc(&pair->disconnected);
+		return 0;
+	}
+	if (event->event == RDMA_CM_EVENT_TIMEWAIT_EXIT ||
+	    event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return 0;
+	pair->active_event = event->event;
+	pair->active_status = event->status;
+	complete(&pair->active_step);
+	return 0;
+}
+
+/* Wait for the active side's next rdma_cm event and check it is @want. */
+static int mrcore_e2e_active_wait(struct mrcore_e2e_pair *pair,
+				  enum rdma_cm_event_type want)
+{
+	unsigned long tmo = msecs_to_jiffies(MRCORE_E2E_STEP_TIMEOUT_MS);
+	unsigned long left;
+
+	left = wait_for_completion_timeout(&pair->active_step, tmo);
+	if (!left) {
+		pr_err("mrcore_harness: %s: no rdma_cm event (waiting for %s)\n",
+		       pair->target->name, rdma_event_msg(want));
+		return -ETIMEDOUT;
+	}
+	reinit_completion(&pair->active_step);
+	if (pair->active_event != want) {
+		pr_err("mrcore_harness: %s: %s -> %s:%u: got rdma_cm event %s (status %d), wanted %s\n",
+		       pair->target->name, pair->target->active_addr,
+		       pair->target->passive_addr, pair->port,
+		       rdma_event_msg(pair->active_event),
+		       pair->active_status, rdma_event_msg(want));
+		return pair->active_status ? pair->active_status :
+					     -ECONNREFUSED;
+	}
+	return 0;
+}
+
+/**
+ * mrcore_e2e_pair_create() - connect an RC QP pair over a device
+ * @target: device kind and addresses.
+ * @pairp: receives the pair on success.
+ *
+ * Listens on @target->passive_addr, resolves and connects from
+ * @target->active_addr with rdma_cm, and allocates a PD and a CQ on each end
+ * on the device rdma_cm bound that end to, which must be of @target's driver.
+ * Each call uses a new port, so a pair whose QPs were put into the error
+ * state by a test is simply replaced by a new one.
+ *
+ * Context: Process context; sleeps until connected (seconds at most).
+ * Return: 0, -ENODEV when no device of @target's kind is registered or
+ * rdma_cm bound another one, -ETIMEDOUT, -ENOMEM, or rdma_cm's error.
+ */
+int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
+			   struct mrcore_e2e_pair **pairp)
+{
+	struct sockaddr_in src, dst, lsn;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_conn_param param;
+	unsigned long tmo = msecs_to_jiffies(MRCORE_E2E_STEP_TIMEOUT_MS);
+	struct rdma_cm_id *id;
+	unsigned long left;
+	int ret;
+
+	if (!mrcore_e2e_device_present(target, NULL, 0))
+		return -ENODEV;
+
+	pair = kzalloc(sizeof(*pair), GFP_KERNEL);
+	if (!pair)
+		return -ENOMEM;
+	pair->target = target;
+	pair->port = target->port_base +
+		     (atomic_inc_return(&mrcore_e2e_port_seq) % 10000);
+	init_completion(&pair->active_step);
+	init_completion(&pair->passive_done);
+	atomic_set(&pair->active.qp_events, 0);
+	atomic_set(&pair->passive.qp_events, 0);
+	atomic_set(&pair->disconnected, 0);
+
+	ret = mrcore_e2e_addr(target->passive_addr, pair->port, &lsn);
+	if (!ret)
+		ret = mrcore_e2e_addr(target->passive_addr, pair->port, &dst);
+	if (!ret)
+		ret = mrcore_e2e_addr(target->active_addr, 0, &src);
+	if (ret)
+		goto err;
+
+	id = rdma_create_id(&init_net, mrcore_e2e_passive_handler, pair,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto err;
+	}
+	pair->listen_id = id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&lsn);
+	if (ret) {
+		pr_err("mrcore_harness: %s: rdma_bind_addr(%s:%u): %d\n",
+		       target->name, target->passive_addr, pair->port, ret);
+		goto err;
+	}
+	ret = rdma_listen(id, 1);
+	if (ret) {
+		pr_err("mrcore_harness: %s: rdma_listen(%s:%u): %d\n",
+		       target->name, target->passive_addr, pair->port, ret);
+		goto err;
+	}
+
+	id = rdma_create_id(&init_net, mrcore_e2e_active_handler, pair,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto err;
+	}
+	pair->active.cm_id = id;
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst,
+				MRCORE_E2E_CM_TIMEOUT_MS);
+	if (!ret)
+		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (!ret)
+		ret = rdma_resolve_route(id, MRCORE_E2E_CM_TIMEOUT_MS);
+	if (!ret)
+		ret = mrcore_e2e_active_wait(pair,
+					     RDMA_CM_EVENT_ROUTE_RESOLVED);
+	if (ret)
+		goto err;
+	ret = mrcore_e2e_side_setup(pair, &pair->active, id);
+	if (ret)
+		goto err;
+	mrcore_e2e_conn_param(id->device, &param);
+	ret = rdma_connect(id, &param);
+	if (!ret)
+		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ESTABLISHED);
+	if (ret)
+		goto err;
+	left = wait_for_completion_timeout(&pair->passive_done, tmo);
+	ret = left ? pair->passive_status : -ETIMEDOUT;
+	if (ret) {
+		pr_err("mrcore_harness: %s: passive side not established: %d\n",
+		       target->name, ret);
+		goto err;
+	}
+	/* Connected: no more connection requests for this pair. */
+	rdma_destroy_id(pair->listen_id);
+	pair->listen_id = NULL;
+	*pairp = pair;
+	return 0;
+
+err:
+	mrcore_e2e_pair_destroy(pair);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_pair_destroy() - disconnect a pair and free everything
+ * @pair: a pair from mrcore_e2e_pair_create(), or a partly built one.
+ *
+ * The QPs are drained (every posted WR completes, flushed if need be), so
+ * no completion can reach a caller's &struct mrcore_e2e_wait afterwards.
+ * MRs on the pair's PDs must have been destroyed before.
+ *
+ * Context: Process context; may sleep.
+ */
+void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair)
+{
+	struct mrcore_e2e_side *sides[] = { &pair->active, &pair->passive };
+	int i;
+
+	if (pair->listen_id) {
+		rdma_destroy_id(pair->listen_id);
+		pair->listen_id = NULL;
+	}
+	for (i = 0; i < ARRAY_SIZE(sides); i++)
+		if (sides[i]->qp)
+			rdma_disconnect(sides[i]->cm_id);
+	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+		mrcore_e2e_side_release(sides[i]);
+		if (sides[i]->cm_id) {
+			rdma_destroy_id(sides[i]->cm_id);
+			sides[i]->cm_id = NULL;
+		}
+	}
+	kfree(pair);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_destroy, MRCORE_HARNESS);
+
+static void mrcore_e2e_wait_done_cb(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mrcore_e2e_wait *w =
+		container_of(wc->wr_cqe, struct mrcore_e2e_wait, cqe);
+
+	w->status = wc->status;
+	w->opcode = wc->opcode;
+	w->byte_len = wc->byte_len;
+	w->vendor_err = wc->vendor_err;
+	complete(&w->done);
+}
+
+/**
+ * mrcore_e2e_wait_init() - prepare a completion entry
+ * @w: the entry; use &@w->cqe as the wr_cqe of one signaled WR.
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->cqe.done = mrcore_e2e_wait_done_cb;
+	init_completion(&w->done);
+	w->status = IB_WC_GENERAL_ERR;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_wait_init, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_wait_done() - wait for the completion of a posted WR
+ * @side: the end the WR was posted on.
+ * @w: its completion entry.
+ * @timeout_ms: how long to wait.
+ *
+ * On timeout the end's QP is drained (moved to the error state, every WR
+ * flushed), so @w is no longer referenced by the device when this returns.
+ *
+ * Context: Process context; sleeps.
+ * Return: the work completion status (%IB_WC_SUCCESS is 0), or -ETIMEDOUT.
+ */
+int mrcore_e2e_wait_done(struct mrcore_e2e_side *side,
+			 struct mrcore_e2e_wait *w, unsigned int timeout_ms)
+{
+	if (wait_for_completion_timeout(&w->done, msecs_to_jiffies(timeout_ms)))
+		return w->status;
+	pr_err("mrcore_harness: no completion after %u ms on %s; draining the QP\n",
+	       timeout_ms, dev_name(&side->device->dev));
+	ib_drain_qp(side->qp);
+	wait_for_completion(&w->done);
+	return -ETIMEDOUT;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_wait_done, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_post() - post a chain of send WRs and wait for one completion
+ * @side: the end to post on.
+ * @first: the first WR of the chain.
+ * @w: completion entry of the chain's signaled WR (normally its last one).
+ * @timeout_ms: how long to wait.
+ *
+ * Context: Process context; sleeps.
+ * Return: the work completion status of @w's WR (%IB_WC_SUCCESS is 0), the
+ * negative errno of ib_post_send(), or -ETIMEDOUT.
+ */
+int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
+		    struct mrcore_e2e_wait *w, unsigned int timeout_ms)
+{
+	const struct ib_send_wr *bad_wr = NULL;
+	int ret;
+
+	ret = ib_post_send(side->qp, first, &bad_wr);
+	if (ret) {
+		pr_err("mrcore_harness: ib_post_send on %s: %d (bad WR opcode %d)\n",
+		       dev_name(&side->device->dev), ret,
+		       bad_wr ? bad_wr->opcode : -1);
+		/*
+		 * WRs before bad_wr were posted: flush them so none of them
+		 * completes later into freed memory.
+		 */
+		if (bad_wr != first)
+			ib_drain_qp(side->qp);
+		return ret;
+	}
+	return mrcore_e2e_wait_done(side, w, timeout_ms);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_post, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_rdma_wr() - build a signaled RDMA READ or WRITE
+ * @wr: the WR to fill.
+ * @opcode: %IB_WR_RDMA_READ or %IB_WR_RDMA_WRITE.
+ * @sge: the local SGE (sink of a READ, source of a WRITE).
+ * @remote_addr: the peer's address (the iova it advertised, plus offset).
+ * @rkey: the peer's key.
+ * @w: completion entry; must have been set up by mrcore_e2e_wait_init().
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_rdma_wr(struct ib_rdma_wr *wr, enum ib_wr_opcode opcode,
+			struct ib_sge *sge, u64 remote_addr, u32 rkey,
+			struct mrcore_e2e_wait *w)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = opcode;
+	wr->wr.wr_cqe = &w->cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->remote_addr = remote_addr;
+	wr->rkey = rkey;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_rdma_wr, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_qp_state() - current state of an end's QP
+ * @side: the end.
+ *
+ * Context: Process context.
+ * Return: the state ib_query_qp() reports, or %IB_QPS_ERR if it fails.
+ */
+enum ib_qp_state mrcore_e2e_qp_state(struct mrcore_e2e_side *side)
+{
+	struct ib_qp_init_attr init_attr;
+	struct ib_qp_attr attr;
+
+	if (ib_query_qp(side->qp, &attr, IB_QP_STATE, &init_attr))
+		return IB_QPS_ERR;
+	return attr.qp_state;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_qp_state, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_qp_failed() - wait for an end's QP to reach the error state
+ * @side: the end.
+ * @timeout_ms: how long to poll.
+ *
+ * The drivers move a QP to the error state asynchronously after a fatal
+ * completion (rxe) or a received TERMINATE (siw).
+ *
+ * Context: Process context; sleeps.
+ * Return: true once the QP is in %IB_QPS_ERR, false if it is still usable
+ * after @timeout_ms.
+ */
+bool mrcore_e2e_qp_failed(struct mrcore_e2e_side *side,
+			  unsigned int timeout_ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+
+	for (;;) {
+		if (mrcore_e2e_qp_state(side) == IB_QPS_ERR)
+			return true;
+		if (time_after(jiffies, end))
+			return false;
+		msleep(20);
+	}
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_qp_failed, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_alloc() - allocate test memory
+ * @buf: the buffer to set up.
+ * @len: number of data bytes, at least 1.
+ * @offset: where the data starts in the first page, below PAGE_SIZE.
+ *
+ * Every page comes from its own alloc_page(), so the scatterlist has one
+ * entry per page.  The bytes outside the data are set to %MRCORE_E2E_GUARD.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int mrcore_e2e_buf_alloc(struct mrcore_e2e_buf *buf, size_t len,
+			 unsigned int offset)
+{
+	size_t left = len;
+	unsigned int i;
+
+	memset(buf, 0, sizeof(*buf));
+	if (!len || offset >= PAGE_SIZE)
+		return -EINVAL;
+	buf->len = len;
+	buf->offset = offset;
+	buf->npages = DIV_ROUND_UP(offset + len, PAGE_SIZE);
+	buf->nents = buf->npages;
+	buf->pages = kcalloc(buf->npages, sizeof(*buf->pages), GFP_KERNEL);
+	buf->sg = kcalloc(buf->nents, sizeof(*buf->sg), GFP_KERNEL);
+	if (!buf->pages || !buf->sg)
+		goto err;
+	sg_init_table(buf->sg, buf->nents);
+	for (i = 0; i < buf->npages; i++) {
+		unsigned int off = i ? 0 : offset;
+		unsigned int n = min_t(size_t, left, PAGE_SIZE - off);
+
+		buf->pages[i] = alloc_page(GFP_KERNEL);
+		if (!buf->pages[i])
+			goto err;
+		memset(page_address(buf->pages[i]), MRCORE_E2E_GUARD,
+		       PAGE_SIZE);
+		sg_set_page(&buf->sg[i], buf->pages[i], n, off);
+		left -= n;
+	}
+	return 0;
+
+err:
+	mrcore_e2e_buf_free(buf);
+	return -ENOMEM;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_alloc, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_free() - free test memory
+ * @buf: a buffer from mrcore_e2e_buf_alloc(), or a zeroed one.
+ *
+ * Context: Process context.
+ */
+void mrcore_e2e_buf_free(struct mrcore_e2e_buf *buf)
+{
+	unsigned int i;
+
+	if (buf->pages)
+		for (i = 0; i < buf->npages; i++)
+			if (buf->pages[i])
+				__free_page(buf->pages[i]);
+	kfree(buf->pages);
+	kfree(buf->sg);
+	memset(buf, 0, sizeof(*buf));
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_free, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_byte() - address of a data byte
+ * @buf: the buffer.
+ * @i: index of the byte in the data, below @buf->len.
+ *
+ * Context: Any context.
+ * Return: its kernel virtual address.
+ */
+u8 *mrcore_e2e_buf_byte(struct mrcore_e2e_buf *buf, size_t i)
+{
+	size_t pos = buf->offset + i;
+
+	return (u8 *)page_address(buf->pages[pos / PAGE_SIZE]) +
+	       pos % PAGE_SIZE;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_byte, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_pattern() - the test pattern
+ * @seed: selects the pattern.
+ * @i: byte index.
+ *
+ * Not periodic in 256 or in PAGE_SIZE, so swapped or shifted pages and
+ * off-by-one placement are seen.
+ *
+ * Context: Any context.
+ * Return: byte @i of pattern @seed.
+ */
+u8 mrcore_e2e_pattern(u32 seed, size_t i)
+{
+	u32 x = (u32)i * 2654435761u ^ seed * 40503u;
+
+	return (u8)(x >> 13 ^ x >> 24 ^ seed);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pattern, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_fill() - write the test pattern into the data
+ * @buf: the buffer.
+ * @seed: selects the pattern.
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_buf_fill(struct mrcore_e2e_buf *buf, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < buf->len; i++)
+		*mrcore_e2e_buf_byte(buf, i) = mrcore_e2e_pattern(seed, i);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_fill, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_memset() - set every data byte
+ * @buf: the buffer.
+ * @c: the value.
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c)
+{
+	size_t i;
+
+	for (i = 0; i < buf->len; i++)
+		*mrcore_e2e_buf_byte(buf, i) = c;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_memset, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_check() - compare the data with the test pattern
+ * @buf: the buffer.
+ * @seed: the pattern expected.
+ *
+ * Context: Any context.
+ * Return: -1 if every byte matches, else the index of the first mismatch.
+ */
+long mrcore_e2e_buf_check(struct mrcore_e2e_buf *buf, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < buf->len; i++)
+		if (*mrcore_e2e_buf_byte(buf, i) != mrcore_e2e_pattern(seed, i))
+			return i;
+	return -1;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_check, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_check_byte() - check that every data byte has one value
+ * @buf: the buffer.
+ * @c: the value expected.
+ *
+ * Context: Any context.
+ * Return: -1 if every byte is @c, else the index of the first other one.
+ */
+long mrcore_e2e_buf_check_byte(struct mrcore_e2e_buf *buf, u8 c)
+{
+	size_t i;
+
+	for (i = 0; i < buf->len; i++)
+		if (*mrcore_e2e_buf_byte(buf, i) != c)
+			return i;
+	return -1;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_check_byte, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_guard_intact() - are the bytes around the data untouched?
+ * @buf: the buffer.
+ *
+ * Checks the bytes of the first page before the data and of the last page
+ * after it, which a WRITE outside the mapped range would change.
+ *
+ * Context: Any context.
+ * Return: true if they all still hold %MRCORE_E2E_GUARD.
+ */
+bool mrcore_e2e_buf_guard_intact(struct mrcore_e2e_buf *buf)
+{
+	size_t end = buf->offset + buf->len;
+	const u8 *first = page_address(buf->pages[0]);
+	const u8 *last = page_address(buf->pages[buf->npages - 1]);
+	size_t i;
+
+	for (i = 0; i < buf->offset; i++)
+		if (first[i] != MRCORE_E2E_GUARD)
+			return false;
+	for (i = offset_in_page(end); end % PAGE_SIZE && i < PAGE_SIZE; i++)
+		if (last[i] != MRCORE_E2E_GUARD)
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_guard_intact, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_dma_addr() - DMA address of the first data byte
+ * @buf: a buffer whose scatterlist is DMA-mapped.
+ *
+ * On rxe and siw (virtual DMA) this is the kernel virtual address; FRWR
+ * registrations of @buf->sg start their IOVA there.
+ *
+ * Context: Any context.
+ * Return: sg_dma_address() of the first entry.
+ */
+u64 mrcore_e2e_buf_dma_addr(struct mrcore_e2e_buf *buf)
+{
+	return sg_dma_address(&buf->sg[0]);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_dma_addr, MRCORE_HARNESS);
+
+static int __init mrcore_harness_init(void)
+{
+	return ib_register_client(&mrcore_e2e_client);
+}
+
+static void __exit mrcore_harness_exit(void)
+{
+	ib_unregister_client(&mrcore_e2e_client);
+}
+
+module_init(mrcore_harness_init);
+module_exit(mrcore_harness_exit);
+
+MODULE_DESCRIPTION("rdma-mrcore e2e harness: connected QP pairs on rxe and siw");
+MODULE_LICENSE("GPL");

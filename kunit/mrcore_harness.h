@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * End-to-end harness for rdma-mrcore tests on real RDMA devices (the kernel's
+ * soft drivers rxe and siw in the test kernel): finds the devices, connects
+ * an RC QP pair over a device with in-kernel rdma_cm, and posts work requests
+ * and waits for their completions.
+ *
+ * The harness is a module of its own (mrcore_harness.ko) that exports its
+ * symbols in the MRCORE_HARNESS namespace, so every e2e suite, the demo and
+ * later adapter tests share it.  It does not depend on KUnit.
+ */
+#ifndef _MRCORE_HARNESS_H
+#define _MRCORE_HARNESS_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+/**
+ * struct mrcore_e2e_target - a device kind and where to connect over it
+ * @name: short name used in messages and suite names ("siw", "rxe").
+ * @driver_id: the driver both ends of a pair must run on.
+ * @active_addr: IPv4 address (dotted quad) the connecting side binds to.
+ * @passive_addr: IPv4 address the listening side binds to.
+ * @port_base: first rdma_cm (RDMA_PS_TCP) port; each pair takes the next one.
+ *
+ * The two addresses are the two ends of the veth pair that the guest's init
+ * created for this device kind (see scripts/guest-init.sh).
+ */
+struct mrcore_e2e_target {
+	const char *name;
+	enum rdma_driver_id driver_id;
+	const char *active_addr;
+	const char *passive_addr;
+	u16 port_base;
+};
+
+extern const struct mrcore_e2e_target mrcore_e2e_siw;
+extern const struct mrcore_e2e_target mrcore_e2e_rxe;
+
+/**
+ * struct mrcore_e2e_side - one end of a connected RC QP pair
+ * @cm_id: the connected rdma_cm id; owns @qp.
+ * @device: the RDMA device this end runs on.
+ * @pd: protection domain of @qp.
+ * @cq: send and receive completion queue of @qp (IB_POLL_SOFTIRQ).
+ * @qp: the RC QP.
+ * @qp_events: number of asynchronous QP events seen on @qp.
+ * @last_qp_event: type of the last one (valid when @qp_events > 0).
+ */
+struct mrcore_e2e_side {
+	struct rdma_cm_id *cm_id;
+	struct ib_device *device;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	atomic_t qp_events;
+	enum ib_event_type last_qp_event;
+};
+
+/**
+ * struct mrcore_e2e_pair - an RC QP pair connected by rdma_cm
+ * @target: the device kind and addresses.
+ * @active: the end that called rdma_connect().
+ * @passive: the end accepted by the listener.
+ * @port: the rdma_cm port the listener used.
+ * @listen_id: the listener, destroyed once @passive is connected.
+ * @active_step: completed by the active end's rdma_cm events.
+ * @active_event: the last rdma_cm event of the active end.
+ * @active_status: its status.
+ * @passive_done: completed when the passive end is established or failed.
+ * @passive_status: 0 when established, else a negative errno.
+ * @disconnected: number of RDMA_CM_EVENT_DISCONNECTED events on both ends.
+ */
+struct mrcore_e2e_pair {
+	const struct mrcore_e2e_target *target;
+	struct mrcore_e2e_side active;
+	struct mrcore_e2e_side passive;
+	u16 port;
+
+	struct rdma_cm_id *listen_id;
+	struct completion active_step;
+	enum rdma_cm_event_type active_event;
+	int active_status;
+	struct completion passive_done;
+	int passive_status;
+	atomic_t disconnected;
+};
+
+/**
+ * struct mrcore_e2e_wait - a completion entry a caller can wait on
+ * @cqe: put &@cqe in the signaled WR's wr_cqe.
+ * @done: completed by the CQ callback.
+ * @status: status of the work completion.
+ * @opcode: opcode of the work completion.
+ * @byte_len: byte_len of the work completion.
+ * @vendor_err: vendor_err of the work completion.
+ */
+struct mrcore_e2e_wait {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+	enum ib_wc_opcode opcode;
+	u32 byte_len;
+	u32 vendor_err;
+};
+
+/**
+ * struct mrcore_e2e_buf - test memory: separate pages in a scatterlist
+ * @pages: the pages, not physically contiguous with each other.
+ * @npages: number of @pages.
+ * @sg: one entry per page, the first starting at @offset, the last ending
+ *	where @len does.
+ * @nents: number of entries in @sg.
+ * @offset: byte offset of the data in the first page.
+ * @len: number of data bytes.
+ */
+struct mrcore_e2e_buf {
+	struct page **pages;
+	unsigned int npages;
+	struct scatterlist *sg;
+	unsigned int nents;
+	unsigned int offset;
+	size_t len;
+};
+
+bool mrcore_e2e_device_present(const struct mrcore_e2e_target *target,
+			       char *name, size_t name_len);
+
+int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
+			   struct mrcore_e2e_pair **pairp);
+void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair);
+
+void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w);
+int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
+		    struct mrcore_e2e_wait *w, unsigned int timeout_ms);
+int mrcore_e2e_wait_done(struct mrcore_e2e_side *side,
+			 struct mrcore_e2e_wait *w, unsigned int timeout_ms);
+void mrcore_e2e_rdma_wr(struct ib_rdma_wr *wr, enum ib_wr_opcode opcode,
+			struct ib_sge *sge, u64 remote_addr, u32 rkey,
+			struct mrcore_e2e_wait *w);
+enum ib_qp_state mrcore_e2e_qp_state(struct mrcore_e2e_side *side);
+bool mrcore_e2e_qp_failed(struct mrcore_e2e_side *side,
+			  unsigned int timeout_ms);
+
+int mrcore_e2e_buf_alloc(struct mrcore_e2e_buf *buf, size_t len,
+			 unsigned int offset);
+void mrcore_e2e_buf_free(struct mrcore_e2e_buf *buf);
+u8 *mrcore_e2e_buf_byte(struct mrcore_e2e_buf *buf, size_t i);
+void mrcore_e2e_buf_fill(struct mrcore_e2e_buf *buf, u32 seed);
+void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c);
+long mrcore_e2e_buf_check(struct mrcore_e2e_buf *buf, u32 seed);
+long mrcore_e2e_buf_check_byte(struct mrcore_e2e_buf *buf, u8 c);
+u8 mrcore_e2e_pattern(u32 seed, size_t i);
+u64 mrcore_e2e_buf_dma_addr(struct mrcore_e2e_buf *buf);
+bool mrcore_e2e_buf_guard_intact(struct mrcore_e2e_buf *buf);
+
+/* Value of the bytes of a buffer's pages outside its data. */
+#define MRCORE_E2E_GUARD	0xa5
+
+#endif /* _MRCORE_HARNESS_H */
