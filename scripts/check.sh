@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: every test layer, each step's output kept in build/check/.
+# The last line is "check: N passed, M failed".
+set -uo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP"
+mkdir -p build/check
+
+H61=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
+H612=$(ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n1)
+
+steps=(
+	"build-6.1|scripts/module-build.sh 6.1 ${H61:-/nonexistent}"
+	"sparse-6.1|scripts/module-build.sh 6.1 ${H61:-/nonexistent} sparse"
+	"build-6.12|scripts/module-build.sh 6.12 ${H612:-/nonexistent}"
+	"sparse-6.12|scripts/module-build.sh 6.12 ${H612:-/nonexistent} sparse"
+	"checkpatch|scripts/checkpatch.sh"
+	"kernel-doc|scripts/kernel-doc.sh"
+	"forbidden|scripts/forbidden.sh"
+	"mirror|scripts/mirror.sh"
+	"kunit|scripts/kunit.sh"
+)
+
+passed=0 failed=0 failures=()
+for s in "${steps[@]}"; do
+	name=${s%%|*} cmd=${s#*|}
+	log=build/check/$name.log
+	start=$(date +%s)
+	if $cmd >"$log" 2>&1; then
+		passed=$((passed + 1))
+		printf 'check: %-12s ok     %4ss  %s\n' "$name" $(($(date +%s) - start)) \
+			"$(tail -n1 "$log")"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		printf 'check: %-12s FAILED %4ss  (build/check/%s.log)\n' "$name" \
+			$(($(date +%s) - start)) "$name"
+		tail -n 25 "$log" | sed 's/^/    /'
+	fi
+done
+
+[ "$failed" -eq 0 ] || echo "check: failed steps: ${failures[*]}"
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
