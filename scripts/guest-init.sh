@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# /init of the test guest (busybox sh).  Mode from the kernel command line:
+#   mrcore.mode=kunit  load rdma_mrcore, the harness and every KUnit module,
+#                      dump each suite's KTAP from debugfs
+#   mrcore.mode=demo   load rdma_mrcore, the harness and the demo module
+# then unload the modules, run a kmemleak scan and power off.
+#
+# Everything meant for the host goes to /dev/ttyS1 (QEMU writes it to a
+# file of its own, free of kernel messages), framed by MRCORE-* markers;
+# progress also goes to the console (ttyS0).
+
+PATH=/usr/local/sbin:/bin:/sbin:/usr/bin:/usr/sbin
+export PATH
+
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+/bin/busybox --install -s
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+
+OUT=/dev/ttyS1
+# Raw output on the results port: no \n -> \r\n.
+stty -F "$OUT" raw -echo 2>/dev/null
+
+say() {
+	echo "mrcore-guest: $*"
+	echo "MRCORE-LOG $*" >"$OUT"
+}
+
+finish() {
+	echo "MRCORE-DONE $1" >"$OUT"
+	say "powering off ($1)"
+	sync
+	poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+MODE=kunit
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
+	esac
+done
+say "mode $MODE, kernel $(uname -r)"
+
+ip link set lo up
+
+# One veth pair per device kind, an RDMA device on each end: rdma_cm on
+# siw needs the addresses on a device with a MAC (not lo), and rxe needs an
+# Ethernet netdev.  Both ends stay in the initial namespace: no packet can
+# leave the guest (QEMU runs with -nic none).
+setup_pair() { # kind netdev0 netdev1 addr0 addr1 prefix
+	ip link add "$2" type veth peer name "$3" || return 1
+	ip addr add "$4/$6" dev "$2" || return 1
+	ip addr add "$5/$6" dev "$3" || return 1
+	ip link set "$2" up && ip link set "$3" up || return 1
+	rdma link add "${1}0" type "$1" netdev "$2" || return 1
+	rdma link add "${1}1" type "$1" netdev "$3" || return 1
+}
+
+setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 24 ||
+	say "ERROR: siw setup failed"
+setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 24 ||
+	say "ERROR: rxe setup failed"
+for dev in /sys/class/infiniband/*; do
+	[ -e "$dev" ] || continue
+	say "rdma device $(basename "$dev"): $(cat "$dev/node_type" 2>/dev/null)"
+done
+rdma link show >"$OUT" 2>&1
+
+# Leaks from boot are not ours: forget what kmemleak already suspects.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+fi
+
+MODDIR=/lib/mrcore
+LOADED=
+load() { # module file
+	say "insmod $(basename "$1")"
+	if insmod "$1"; then
+		echo "MRCORE-INSMOD $(basename "$1" .ko) 0" >"$OUT"
+		LOADED="$(basename "$1" .ko) $LOADED"
+	else
+		echo "MRCORE-INSMOD $(basename "$1" .ko) $?" >"$OUT"
+	fi
+}
+
+load $MODDIR/rdma_mrcore.ko
+load $MODDIR/mrcore_harness.ko
+
+case "$MODE" in
+kunit)
+	for m in "$MODDIR"/*.ko; do
+		case "$(basename "$m")" in
+		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
+		*) load "$m" ;;
+		esac
+	done
+	echo "MRCORE-KTAP-BEGIN" >"$OUT"
+	for d in /sys/kernel/debug/kunit/*; do
+		[ -r "$d/results" ] || continue
+		s=$(basename "$d")
+		echo "MRCORE-SUITE-BEGIN $s" >"$OUT"
+		cat "$d/results" >"$OUT"
+		echo "MRCORE-SUITE-END $s" >"$OUT"
+	done
+	echo "MRCORE-KTAP-END" >"$OUT"
+	;;
+demo)
+	load $MODDIR/mrcore_demo.ko
+	;;
+*)
+	say "ERROR: unknown mode $MODE"
+	;;
+esac
+
+# Unload in reverse order, so the exit paths run under kmemleak too.
+for m in $LOADED; do
+	rmmod "$m" || say "ERROR: rmmod $m failed"
+done
+
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	say "kmemleak scan"
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	echo "MRCORE-KMEMLEAK-BEGIN" >"$OUT"
+	cat /sys/kernel/debug/kmemleak >"$OUT"
+	echo "MRCORE-KMEMLEAK-END" >"$OUT"
+	# Also on the console, where scripts/kunit.sh looks for reports.
+	cat /sys/kernel/debug/kmemleak
+else
+	say "ERROR: no /sys/kernel/debug/kmemleak"
+fi
+
+finish "$MODE"

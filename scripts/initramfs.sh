@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the test guest's initramfs (no root needed):
+#
+#   scripts/initramfs.sh OUT.cpio.gz MODULE.ko...
+#
+# Contents: static busybox, iproute2's ip and rdma with the libraries ldd
+# lists, scripts/guest-init.sh as /init, and the given modules in
+# /lib/mrcore.  The archive is written with the kernel's gen_init_cpio
+# (compiled from the test kernel's source), so device nodes need no mknod.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() {
+	echo "initramfs: ERROR: $*" >&2
+	exit 1
+}
+
+[ $# -ge 1 ] || die "usage: $0 OUT.cpio.gz MODULE.ko..."
+out=$1
+shift
+
+src=$("$TOP/scripts/test-kernel.sh" --print-src)
+[ -f "$src/usr/gen_init_cpio.c" ] ||
+	die "$src/usr/gen_init_cpio.c missing: run scripts/test-kernel.sh"
+
+outdir=$(dirname "$out")
+mkdir -p "$outdir"
+gen=$outdir/gen_init_cpio
+if [ ! -x "$gen" ] || [ "$src/usr/gen_init_cpio.c" -nt "$gen" ]; then
+	cc -O2 -o "$gen" "$src/usr/gen_init_cpio.c"
+fi
+
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] || die "busybox not found (busybox-static)"
+file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	ldd "$busybox" 2>&1 | grep -q 'not a dynamic executable' ||
+	die "$busybox is not static (install busybox-static)"
+
+ipbin=/usr/sbin/ip
+[ -x "$ipbin" ] || ipbin=/sbin/ip
+rdmabin=$(command -v rdma || true)
+[ -x "$ipbin" ] || die "iproute2's ip not found"
+[ -n "$rdmabin" ] || die "iproute2's rdma not found"
+
+spec=$outdir/initramfs.list
+{
+	for d in /bin /sbin /usr /usr/bin /usr/sbin /usr/local /usr/local/sbin \
+		/lib /lib64 /lib/mrcore /dev /proc /sys /tmp /run /etc; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	echo "nod /dev/ttyS0 0600 0 0 c 4 64"
+	echo "nod /dev/ttyS1 0600 0 0 c 4 65"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh /bin/busybox 0777 0 0"
+	echo "file /init $TOP/scripts/guest-init.sh 0755 0 0"
+	echo "file /usr/local/sbin/ip $ipbin 0755 0 0"
+	echo "file /usr/local/sbin/rdma $rdmabin 0755 0 0"
+
+	# Shared libraries, at the paths the loader looks for them.
+	declare -A seen=()
+	libdirs=()
+	while read -r lib; do
+		[ -n "$lib" ] || continue
+		real=$(readlink -f "$lib")
+		for p in "$lib" "$real"; do
+			dir=$(dirname "$p")
+			if [ -z "${seen[dir:$dir]+x}" ]; then
+				seen[dir:$dir]=1
+				libdirs+=("$dir")
+			fi
+		done
+		if [ -z "${seen[$lib]+x}" ]; then
+			seen[$lib]=1
+			echo "file $lib $real 0755 0 0"
+		fi
+	done < <(ldd "$ipbin" "$rdmabin" |
+		sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^\s*\(\/[^ ]*\) (.*/\1/p' |
+		sort -u)
+	for dir in "${libdirs[@]}"; do
+		# parents first; gen_init_cpio does not create them
+		p=
+		IFS=/ read -ra parts <<<"${dir#/}"
+		for c in "${parts[@]}"; do
+			p=$p/$c
+			echo "dir $p 0755 0 0"
+		done
+	done
+
+	for m in "$@"; do
+		[ -f "$m" ] || die "module $m not found"
+		echo "file /lib/mrcore/$(basename "$m") $m 0644 0 0"
+	done
+} >"$spec.tmp"
+
+# Directories before files, each once.
+{
+	grep '^dir ' "$spec.tmp" | awk '!seen[$2]++' | sort -k2,2
+	grep -v '^dir ' "$spec.tmp"
+} >"$spec"
+rm -f "$spec.tmp"
+
+"$gen" "$spec" | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "initramfs: $out ($(du -k "$out" | cut -f1) KiB, $# modules)"

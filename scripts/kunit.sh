@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make kunit: KUnit in QEMU on the test kernel, with rxe and siw devices.
+#
+#   1. builds what is stale: test kernel, modules (W=1), initramfs;
+#   2. boots the guest in kunit mode (TCG, -nic none, timeout);
+#   3. parses the suites' KTAP with the kernel's kunit.py into
+#      build/kunit/results.json, keeps the console in build/kunit/console.log;
+#   4. fails on a failed or crashed test, a missing suite, a timeout, or any
+#      BUG/KASAN/WARNING/lockdep/DMA-API/kmemleak report in the console.
+#
+# Last line: "kunit: N passed, M failed, S skipped".
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$TOP/build/kunit
+start=$(date +%s)
+
+echo "kunit: building what is stale (the test kernel takes 5-7 min the first time)"
+if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
+	echo "kunit: 0 passed, 1 failed, 0 skipped (build failed)"
+	exit 1
+fi
+KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
+KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+
+echo "kunit: booting the guest (TCG; the e2e suites take a few minutes)"
+boot=$(date +%s)
+set +e
+"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+	--initrd "$OUT/initramfs.cpio.gz" --mode kunit --out "$OUT"
+rc=$?
+set -e
+echo "kunit: guest ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
+
+exec python3 "$TOP/scripts/guest-report.py" kunit "$OUT" "$KSRC" "$TOP" "$rc"

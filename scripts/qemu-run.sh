@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Boot the test kernel with an initramfs in QEMU:
+#
+#   scripts/qemu-run.sh --kernel BZIMAGE --initrd CPIO.GZ --mode kunit|demo \
+#                       --out DIR [--timeout SECONDS] [--append "ARGS"]
+#
+# TCG (no KVM: it hung at the firmware on this machine kind), -nic none (no
+# guest packet can leave the VM), serial console to DIR/console.log, the
+# guest's results port (second serial) to DIR/results.log.  Exit status:
+# 0 when the guest powered off, 124 on timeout, QEMU's status otherwise.
+#
+# Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
+# (default 2048 MiB), MRCORE_QEMU_SMP (default: the host's CPU count, at
+# most 4), MRCORE_QEMU_ACCEL (default tcg,thread=multi).
+set -euo pipefail
+
+kernel= initrd= mode= out= append=
+timeout=${MRCORE_QEMU_TIMEOUT:-1200}
+mem=${MRCORE_QEMU_MEM:-2048}
+smp=${MRCORE_QEMU_SMP:-$(nproc)}
+[ "$smp" -le 4 ] || smp=4
+accel=${MRCORE_QEMU_ACCEL:-tcg,thread=multi}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--mode) mode=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	*) echo "qemu-run: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+for v in kernel initrd mode out; do
+	if [ -z "${!v}" ]; then
+		echo "qemu-run: --$v is required" >&2
+		exit 2
+	fi
+done
+
+mkdir -p "$out"
+rm -f "$out/console.log" "$out/results.log"
+
+cmdline="console=ttyS0 loglevel=7 panic=-1 mrcore.mode=$mode $append"
+
+set +e
+timeout --foreground -k 10 "$timeout" \
+	qemu-system-x86_64 \
+	-accel "$accel" -smp "$smp" -m "$mem" \
+	-nodefaults -display none -no-reboot -nic none \
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	-serial "file:$out/console.log" -serial "file:$out/results.log" \
+	</dev/null
+rc=$?
+set -e
+if [ "$rc" -eq 124 ]; then
+	echo "qemu-run: TIMEOUT after $timeout s (see $out/console.log)" >&2
+fi
+exit "$rc"
