@@ -107,6 +107,11 @@ static struct mrcore_e2e_pair *e2e_pair(struct kunit *test)
 			ctx->target->driver_id);
 	KUNIT_ASSERT_EQ(test, pair->passive.device->ops.driver_id,
 			ctx->target->driver_id);
+	kunit_info(test, "RC pair: %s %pISp <-> %s %pISp\n",
+		   dev_name(&pair->active.device->dev),
+		   &pair->active.cm_id->route.addr.src_addr,
+		   dev_name(&pair->passive.device->dev),
+		   &pair->passive.cm_id->route.addr.src_addr);
 	return pair;
 }
 

@@ -27,6 +27,7 @@ const struct mrcore_e2e_target mrcore_e2e_siw = {
 	.active_addr = "192.0.2.1",
 	.passive_addr = "192.0.2.2",
 	.port_base = 20000,
+	.bind_src = true,
 };
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_siw, MRCORE_HARNESS);
 
@@ -36,6 +37,7 @@ const struct mrcore_e2e_target mrcore_e2e_rxe = {
 	.active_addr = "198.51.100.1",
 	.passive_addr = "198.51.100.2",
 	.port_base = 20000,
+	.bind_src = true,
 };
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_rxe, MRCORE_HARNESS);
 
@@ -44,6 +46,11 @@ struct mrcore_e2e_dev {
 	struct list_head node;
 	struct ib_device *device;
 };
+
+static int bind_src = -1;
+module_param(bind_src, int, 0644);
+MODULE_PARM_DESC(bind_src,
+		 "bind the active side to its address: -1 per device kind (default), 0 never, 1 always");
 
 static LIST_HEAD(mrcore_e2e_devs);
 static DEFINE_MUTEX(mrcore_e2e_devs_lock);
@@ -334,6 +341,7 @@ int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 			   struct mrcore_e2e_pair **pairp)
 {
 	struct sockaddr_in src, dst, lsn;
+	struct sockaddr *srcp = (struct sockaddr *)&src;
 	struct mrcore_e2e_pair *pair;
 	struct rdma_conn_param param;
 	unsigned long tmo = msecs_to_jiffies(MRCORE_E2E_STEP_TIMEOUT_MS);
@@ -391,8 +399,9 @@ int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 		goto err;
 	}
 	pair->active.cm_id = id;
-	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
-				(struct sockaddr *)&dst,
+	if (bind_src == 0 || (bind_src < 0 && !target->bind_src))
+		srcp = NULL;
+	ret = rdma_resolve_addr(id, srcp, (struct sockaddr *)&dst,
 				MRCORE_E2E_CM_TIMEOUT_MS);
 	if (!ret)
 		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ADDR_RESOLVED);

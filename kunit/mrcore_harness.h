@@ -25,6 +25,9 @@
  * @active_addr: IPv4 address (dotted quad) the connecting side binds to.
  * @passive_addr: IPv4 address the listening side binds to.
  * @port_base: first rdma_cm (RDMA_PS_TCP) port; each pair takes the next one.
+ * @bind_src: bind the active side to @active_addr before resolving.  Without
+ *	it rdma_cm binds both ends to the device owning @passive_addr (the
+ *	destination is a local address, routed through lo).
  *
  * The two addresses are the two ends of the veth pair that the guest's init
  * created for this device kind (see scripts/guest-init.sh).
@@ -35,6 +38,7 @@ struct mrcore_e2e_target {
 	const char *active_addr;
 	const char *passive_addr;
 	u16 port_base;
+	bool bind_src;
 };
 
 extern const struct mrcore_e2e_target mrcore_e2e_siw;
