@@ -81,9 +81,21 @@ fi
 
 MODDIR=/lib/mrcore
 LOADED=
+# Module parameters from the kernel command line (insmod does not read it):
+# mrcore_harness.bind_src=0 is passed as bind_src=0 to mrcore_harness.ko.
+modargs() { # module name
+	for arg in $(cat /proc/cmdline); do
+		case "$arg" in
+		"$1".*=*) echo "${arg#"$1".}" ;;
+		esac
+	done
+}
+
 load() { # module file
-	say "insmod $(basename "$1")"
-	if insmod "$1"; then
+	args=$(modargs "$(basename "$1" .ko)")
+	say "insmod $(basename "$1") $args"
+	# shellcheck disable=SC2086 # one word per parameter
+	if insmod "$1" $args; then
 		echo "MRCORE-INSMOD $(basename "$1" .ko) 0" >"$OUT"
 		LOADED="$(basename "$1" .ko) $LOADED"
 	else

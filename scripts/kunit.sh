@@ -11,6 +11,11 @@
 #      BUG/KASAN/WARNING/lockdep/DMA-API/kmemleak report in the console.
 #
 # Last line: "kunit: N passed, M failed, S skipped".
+#
+# MRCORE_KUNIT_APPEND adds kernel parameters, e.g.
+#   MRCORE_KUNIT_APPEND="kunit.filter_glob=mrcore_e2e_rxe.*" make kunit
+#   MRCORE_KUNIT_APPEND="mrcore_harness.bind_src=0" make kunit
+# (module parameters on the command line are passed to insmod by the guest).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +34,8 @@ echo "kunit: booting the guest (TCG; the e2e suites take a few minutes)"
 boot=$(date +%s)
 set +e
 "$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-	--initrd "$OUT/initramfs.cpio.gz" --mode kunit --out "$OUT"
+	--initrd "$OUT/initramfs.cpio.gz" --mode kunit --out "$OUT" \
+	--append "${MRCORE_KUNIT_APPEND:-}"
 rc=$?
 set -e
 echo "kunit: guest ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
