@@ -20,7 +20,9 @@ pkgs=(
 	qemu-system-x86 busybox-static iproute2 rdma-core ibverbs-providers
 	libibverbs1 librdmacm1 perftest
 	# packaging
-	dkms
+	dkms openssl
+	# documentation (make docs) and make format-check
+	python3-sphinx python3-alabaster clang-format
 )
 
 missing=()
