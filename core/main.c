@@ -1,17 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdma-mrcore module entry points: the built-in backends are registered here.
+ * rdma-mrcore module entry points: the built-in backends and the test knobs.
  */
 #include "mrcore_internal.h"
 
+char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
+module_param_string(force_backend, mrcore_force_backend,
+		    sizeof(mrcore_force_backend), 0644);
+MODULE_PARM_DESC(force_backend,
+		 "Backend every I/O must use (frwr, iwarp, fmr, multiread); empty: the cost model decides. For tests.");
+
+static struct rdma_mr_backend_ops *const mrcore_builtin[] = {
+	&mrcore_multiread_ops,
+	&mrcore_fmr_ops,
+	&mrcore_iwarp_ops,
+	&mrcore_frwr_ops,
+};
+
+static void mrcore_unregister_builtin(unsigned int n)
+{
+	while (n--)
+		rdma_mr_backend_unregister(mrcore_builtin[n]);
+}
+
 static int __init mrcore_init(void)
 {
-	return rdma_mr_backend_register(&mrcore_frwr_ops);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(mrcore_builtin); i++) {
+		ret = rdma_mr_backend_register(mrcore_builtin[i]);
+		if (ret)
+			goto unregister;
+	}
+	mrcore_debugfs_init();
+	return 0;
+
+unregister:
+	mrcore_unregister_builtin(i);
+	return ret;
 }
 
 static void __exit mrcore_exit(void)
 {
-	rdma_mr_backend_unregister(&mrcore_frwr_ops);
+	mrcore_debugfs_exit();
+	mrcore_unregister_builtin(ARRAY_SIZE(mrcore_builtin));
 }
 
 module_init(mrcore_init);

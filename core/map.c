@@ -9,62 +9,6 @@
 #include "mrcore_internal.h"
 
 /**
- * mrcore_sg_shape() - check that a DMA-mapped scatterlist fits one page list
- * @sg: the scatterlist, already DMA-mapped.
- * @dma_nents: number of DMA entries.
- * @shape: pages spanned and bytes mapped, on success.
- *
- * One MR maps a list of pages plus an offset into the first one and a length,
- * so where one entry ends and the next begins, either both sit on a page
- * boundary or the next continues exactly where the previous one ended.
- * Anything else would leave a hole the page list cannot describe.  Empty
- * entries are refused rather than skipped: they are always a caller bug.
- *
- * Context: Any context.
- * Return: 0; -EINVAL for an empty entry or a hole between entries;
- * -EOVERFLOW if an entry wraps the address space or the mapping exceeds
- * U32_MAX bytes (the largest length the peer can be told about).
- */
-int mrcore_sg_shape(struct scatterlist *sg, int dma_nents,
-		    struct mrcore_sg_shape *shape)
-{
-	struct scatterlist *s;
-	u64 prev_end = 0;
-	u64 length = 0;
-	u64 npages = 0;
-	int i;
-
-	for_each_sg(sg, s, dma_nents, i) {
-		u64 start = sg_dma_address(s);
-		u32 len = sg_dma_len(s);
-		bool contiguous = i > 0 && start == prev_end;
-		u64 end;
-
-		if (!len)
-			return -EINVAL;
-		if (check_add_overflow(start, (u64)len, &end) ||
-		    end > U64_MAX - PAGE_SIZE)
-			return -EOVERFLOW;
-		if (i > 0 && !contiguous &&
-		    (offset_in_page(prev_end) || offset_in_page(start)))
-			return -EINVAL;
-
-		length += len;
-		if (length > U32_MAX)
-			return -EOVERFLOW;
-		/* A contiguous entry shares the page its predecessor ended in. */
-		npages += (PAGE_ALIGN(end) -
-			   (contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
-			  PAGE_SHIFT;
-		prev_end = end;
-	}
-
-	shape->length = length;
-	shape->npages = npages;
-	return 0;
-}
-
-/**
  * rdma_create_mr() - allocate an MR for one role
  * @pd: protection domain of the memory and of the QPs that will use the key.
  * @max_pages: the most pages one mapping of this MR will span.
@@ -122,15 +66,18 @@ put_backend:
 }
 EXPORT_SYMBOL_GPL(rdma_create_mr);
 
-static void mrcore_dma_unmap(struct rdma_mr *mr)
-{
-	ib_dma_unmap_sg(mr->pd->device, mr->sg, mr->sg_nents, mr->dir);
-	mr->sg = NULL;
-}
-
 static bool mrcore_dma_mapped(const struct rdma_mr *mr)
 {
 	return mr->state == RDMA_MR_MAPPED || mr->state == RDMA_MR_INVALID;
+}
+
+/* The map API DMA-maps for the caller; an I/O context maps for its MRs. */
+static void mrcore_dma_unmap(struct rdma_mr *mr)
+{
+	if (mr->dma_owned)
+		ib_dma_unmap_sg(mr->pd->device, mr->sg, mr->sg_nents, mr->dir);
+	mr->dma_owned = false;
+	mr->sg = NULL;
 }
 
 /**
@@ -153,7 +100,7 @@ void rdma_destroy_mr(struct rdma_mr *mr)
 
 	ops = mr->ops;
 	mapped = mrcore_dma_mapped(mr);
-	WARN_ON_ONCE(mapped);
+	WARN_ON_ONCE(mapped && !mr->pool);
 	ops->mr_release(mr);
 	if (mapped)
 		mrcore_dma_unmap(mr);
@@ -176,12 +123,44 @@ void rdma_mr_set_cqe(struct rdma_mr *mr, struct ib_cqe *cqe)
 }
 EXPORT_SYMBOL_GPL(rdma_mr_set_cqe);
 
+/**
+ * mrcore_mr_map_chunk() - register a run of DMA-mapped bytes
+ * @mr: an MR that is not mapped.
+ * @c: the run, as mrcore_sg_next_chunk() measured it.
+ * @access: IB access flags.
+ * @post_wr: as for rdma_map_sg_lkey().
+ *
+ * The caller owns the DMA mapping and has checked that @c fits @mr.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0, or the backend's error with @mr unchanged.
+ */
+int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
+			int access, struct ib_send_wr **post_wr)
+{
+	int ret;
+
+	mr->sg = c->sg;
+	mr->sg_offset = c->offset;
+	mr->dma_nents = c->nents;
+	mr->length = c->length;
+	mr->npages = c->npages;
+	mr->access = access;
+
+	ret = mr->ops->map(mr, post_wr);
+	if (ret)
+		return ret;
+	mr->state = RDMA_MR_MAPPED;
+	return 0;
+}
+
 static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 		      unsigned int sg_nents, const struct mrcore_access *access,
 		      struct ib_send_wr **post_wr)
 {
 	struct ib_device *dev = mr->pd->device;
 	struct mrcore_sg_shape shape;
+	struct mrcore_chunk whole;
 	int dma_nents;
 	int ret;
 
@@ -195,26 +174,29 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	if (!dma_nents)
 		return -ENOMEM;
 
-	ret = mrcore_sg_shape(sg, dma_nents, &shape);
+	ret = mrcore_sg_shape(sg, 0, dma_nents, &shape);
 	if (ret)
 		goto unmap_dma;
+	if (shape.holes) {
+		ret = -EINVAL;
+		goto unmap_dma;
+	}
 	if (shape.npages > mr->max_pages) {
 		ret = -E2BIG;
 		goto unmap_dma;
 	}
 
-	mr->sg = sg;
-	mr->sg_nents = sg_nents;
-	mr->dma_nents = dma_nents;
-	mr->dir = access->dir;
-	mr->access = access->ib_access;
-	mr->length = shape.length;
-	mr->npages = shape.npages;
-
-	ret = mr->ops->map(mr, post_wr);
+	whole.sg = sg;
+	whole.offset = 0;
+	whole.nents = dma_nents;
+	whole.length = shape.length;
+	whole.npages = shape.npages;
+	ret = mrcore_mr_map_chunk(mr, &whole, access->ib_access, post_wr);
 	if (ret)
 		goto unmap_dma;
-	mr->state = RDMA_MR_MAPPED;
+	mr->sg_nents = sg_nents;
+	mr->dir = access->dir;
+	mr->dma_owned = true;
 	return 0;
 
 unmap_dma:
@@ -386,6 +368,8 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 			return -EBUSY;
 		mrcore_dma_unmap(mr);
 		mr->state = RDMA_MR_STALE;
+		if (mr->ops->recycle)
+			mr->ops->recycle(mr);
 		return 0;
 	case RDMA_MR_INVALID:
 		mrcore_dma_unmap(mr);
@@ -396,6 +380,27 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 	}
 }
 EXPORT_SYMBOL_GPL(rdma_unmap_mr);
+
+/**
+ * mrcore_mr_recycle() - kill an MR's key by replacing its device MR
+ * @mr: an MR whose key's state is unknown (its I/O failed or was flushed).
+ *
+ * Deregistering kills any key the MR had, whether or not its registration
+ * or invalidation WRs ever ran; a fresh device MR takes its place.  The DMA
+ * mapping belongs to the I/O context.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 with @mr free and reusable, or the backend's error from
+ * allocating the new device MR (the caller then destroys @mr).
+ */
+int mrcore_mr_recycle(struct rdma_mr *mr)
+{
+	mr->ops->mr_release(mr);
+	mr->sg = NULL;
+	mr->dma_owned = false;
+	mr->state = RDMA_MR_FREE;
+	return mr->ops->mr_init(mr);
+}
 
 /**
  * rdma_mr_max_pages() - the most pages one mapping of an MR spans

@@ -10,14 +10,20 @@
 #define _MRCORE_INTERNAL_H
 
 #include <linux/bug.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/rculist.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include <rdma/mrcore.h>

@@ -24,20 +24,111 @@ bool mrcore_access_is_remote(int ib_access);
 
 /**
  * struct mrcore_sg_shape - a DMA-mapped scatterlist as an MR sees it
- * @npages: pages the mapping spans.
- * @length: bytes mapped.
+ * @npages: pages the bytes span.
+ * @length: bytes.
+ * @holes: places where a page list would need a hole; 0 fits one MR.
  */
 struct mrcore_sg_shape {
 	u32 npages;
 	u64 length;
+	u32 holes;
 };
 
-int mrcore_sg_shape(struct scatterlist *sg, int dma_nents,
+int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
 		    struct mrcore_sg_shape *shape);
+
+/**
+ * struct mrcore_sg_iter - a position in a DMA-mapped scatterlist
+ * @sg: the current entry.
+ * @offset: bytes of it already consumed.
+ * @left: entries left, the current one included.
+ */
+struct mrcore_sg_iter {
+	struct scatterlist *sg;
+	u32 offset;
+	int left;
+};
+
+/**
+ * struct mrcore_chunk - a run of bytes one MR maps
+ * @sg: its first entry.
+ * @offset: bytes of @sg before the run.
+ * @nents: entries it touches.
+ * @length: bytes.
+ * @npages: pages.
+ */
+struct mrcore_chunk {
+	struct scatterlist *sg;
+	u32 offset;
+	int nents;
+	u64 length;
+	u32 npages;
+};
+
+void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,
+			 u32 offset, int dma_nents);
+bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
+			  struct mrcore_chunk *c);
+
+int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
+			int access, struct ib_send_wr **post_wr);
+int mrcore_mr_recycle(struct rdma_mr *mr);
+
+#define MRCORE_BACKEND_NAME_LEN	16
+
+/**
+ * struct rdma_io_pool - the MRs of one QP
+ * @qp: the QP.
+ * @pd: its protection domain.
+ * @dev: its device.
+ * @port_num: the port the QP uses.
+ * @mr_backend: the backend of the MRs, or %NULL if no MR backend serves
+ *	the device (the pool then holds no MRs).
+ * @mr_pages: pages per MR.
+ * @lock: protects the lists and counts.
+ * @free: MRs ready for reuse.
+ * @quarantine: MRs whose key state is unknown, waiting for @recycle_work.
+ * @nr_total: MRs the pool owns, wherever they are.
+ * @nr_free: MRs on @free.
+ * @recycle_work: deregisters and replaces the MRs on @quarantine.
+ * @forced: name of the backend every I/O of this pool must use, or "".
+ */
+struct rdma_io_pool {
+	struct ib_qp *qp;
+	struct ib_pd *pd;
+	struct ib_device *dev;
+	u32 port_num;
+	const struct rdma_mr_backend_ops *mr_backend;
+	u32 mr_pages;
+	spinlock_t lock;	/* protects the lists and counts */
+	struct list_head free;
+	struct list_head quarantine;
+	u32 nr_total;
+	u32 nr_free;
+	struct work_struct recycle_work;
+	char forced[MRCORE_BACKEND_NAME_LEN];
+};
+
+int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
+void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
+			bool key_dead);
+bool mrcore_pool_forced(const struct rdma_io_pool *pool,
+			char name[MRCORE_BACKEND_NAME_LEN]);
 
 const struct rdma_mr_backend_ops *mrcore_backend_get(struct ib_device *dev);
 void mrcore_backend_put(const struct rdma_mr_backend_ops *ops);
+const struct rdma_mr_backend_ops *
+mrcore_backend_choose_io(const struct rdma_io_ctx *ctx, const char *forced,
+			 struct rdma_io_plan *plan);
+
+void mrcore_debugfs_init(void);
+void mrcore_debugfs_exit(void);
+
+extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
 
 extern struct rdma_mr_backend_ops mrcore_frwr_ops;
+extern struct rdma_mr_backend_ops mrcore_iwarp_ops;
+extern struct rdma_mr_backend_ops mrcore_fmr_ops;
+extern struct rdma_mr_backend_ops mrcore_multiread_ops;
 
 #endif /* _MRCORE_PRIV_H */

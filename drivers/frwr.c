@@ -6,6 +6,10 @@
  * LOCAL_INV WR (or the peer's remote invalidation).  The key's low byte is
  * bumped on every map, so a key from an earlier mapping never matches the
  * new one.
+ *
+ * For I/O, a local READ sink or WRITE source is registered lkey-only and
+ * invalidated lazily, in the chain of its next registration.  iWARP READ
+ * sinks need remote access and belong to the iwarp backend.
  */
 #include "mrcore_internal.h"
 
@@ -52,11 +56,18 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 {
 	struct ib_mr *ibmr = mr->ibmr;
 	struct ib_send_wr *first = &mr->reg_wr.wr;
+	unsigned int offset = mr->sg_offset;
 	int n;
 
-	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, NULL, PAGE_SIZE);
-	if (n != mr->dma_nents)
-		return n < 0 ? n : -EIO;
+	/*
+	 * The core measured the run; a device that maps a different number
+	 * of bytes (a shorter page list than it promised) gets refused.
+	 */
+	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, &offset, PAGE_SIZE);
+	if (n < 0)
+		return n;
+	if (ibmr->length != mr->length)
+		return -EIO;
 
 	/*
 	 * A REG_MR on a still-valid MR fails, so the key of a lazily
@@ -92,6 +103,28 @@ static int frwr_invalidate(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 	return 0;
 }
 
+static int frwr_io_plan(const struct rdma_io_ctx *ctx,
+			struct rdma_io_plan *plan)
+{
+	u32 pages = rdma_io_pool_mr_pages(ctx->pool);
+
+	if (!pages || rdma_io_pool_mr_backend(ctx->pool) != &mrcore_frwr_ops)
+		return -EOPNOTSUPP;
+	if (ctx->dir == DMA_FROM_DEVICE && rdma_io_pool_iwarp(ctx->pool))
+		return -EOPNOTSUPP;
+
+	plan->mrs = rdma_io_count_mrs(ctx, pages);
+	/* Steady state: LOCAL_INV of the last key + REG_MR + READ/WRITE */
+	plan->wrs = 3 * plan->mrs;
+	plan->cost = rdma_io_cost(plan->wrs, plan->mrs, ctx->npages, 0);
+	return 0;
+}
+
+static int frwr_io_build(struct rdma_io_ctx *ctx)
+{
+	return rdma_io_build_registered(ctx, false);
+}
+
 struct rdma_mr_backend_ops mrcore_frwr_ops = {
 	.name = "frwr",
 	.owner = THIS_MODULE,
@@ -101,4 +134,6 @@ struct rdma_mr_backend_ops mrcore_frwr_ops = {
 	.mr_release = frwr_mr_release,
 	.map = frwr_map,
 	.invalidate = frwr_invalidate,
+	.io_plan = frwr_io_plan,
+	.io_build = frwr_io_build,
 };

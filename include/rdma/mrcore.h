@@ -67,4 +67,84 @@ int rdma_unmap_mr(struct rdma_mr *mr);
 u32 rdma_mr_max_pages(const struct rdma_mr *mr);
 u64 rdma_mr_length(const struct rdma_mr *mr);
 
+/*
+ * RDMA READ and WRITE helper.  One context is one I/O: the core DMA-maps the
+ * scatterlist, chooses how to move it (several READ/WRITE WRs on the local
+ * DMA lkey, or registered MRs from the QP's pool), and builds one chained WR
+ * list, posted with one ib_post_send().
+ */
+struct rdma_io_pool;
+
+/**
+ * struct rdma_io_ctx - one RDMA READ or WRITE
+ *
+ * Embedded by the ULP, filled by rdma_io_ctx_init(); every field is private
+ * to the core and its backends.
+ *
+ * @pool: the QP's pool.
+ * @backend: the backend that builds this I/O.
+ * @sg: the caller's scatterlist.
+ * @sg_cnt: CPU entries in @sg.
+ * @sg_offset: bytes of the first entry the I/O skips.
+ * @dma_nents: DMA entries ib_dma_map_sg() returned.
+ * @dir: %DMA_FROM_DEVICE for a READ, %DMA_TO_DEVICE for a WRITE.
+ * @remote_addr: the peer's address.
+ * @rkey: the peer's key.
+ * @length: bytes the I/O moves.
+ * @npages: pages those bytes span.
+ * @nr_wrs: WRs the I/O posts (registrations and invalidations included).
+ * @nr_ops: RDMA READ/WRITE WRs among them.
+ * @nr_mrs: MRs the I/O took from the pool.
+ * @first: the first WR to post.
+ * @last: the last WR of the chain, which rdma_io_ctx_wrs() links on.
+ * @wrs: @nr_ops RDMA WRs.
+ * @sges: SGEs of the RDMA WRs.
+ * @mrs: the MRs.
+ * @inline_wr: storage for a one-WR I/O, which then needs no allocation.
+ * @inline_sge: its SGE.
+ */
+struct rdma_io_ctx {
+	struct rdma_io_pool *pool;
+	const struct rdma_mr_backend_ops *backend;
+	struct scatterlist *sg;
+	u32 sg_cnt;
+	u32 sg_offset;
+	int dma_nents;
+	enum dma_data_direction dir;
+	u64 remote_addr;
+	u32 rkey;
+	u64 length;
+	u32 npages;
+	u32 nr_wrs;
+	u32 nr_ops;
+	u32 nr_mrs;
+	struct ib_send_wr *first;
+	struct ib_send_wr *last;
+	struct ib_rdma_wr *wrs;
+	struct ib_sge *sges;
+	struct rdma_mr **mrs;
+	struct ib_rdma_wr inline_wr;
+	struct ib_sge inline_sge;
+};
+
+struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
+					 u32 max_ctxs, u32 max_pages);
+void rdma_io_pool_destroy(struct rdma_io_pool *pool);
+int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name);
+u32 rdma_io_pool_drain(struct rdma_io_pool *pool);
+
+int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
+		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
+		     u64 remote_addr, u32 rkey, enum dma_data_direction dir);
+struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
+				   struct ib_send_wr *chain_wr);
+int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
+		     struct ib_send_wr *chain_wr);
+void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc);
+const char *rdma_io_ctx_backend(const struct rdma_io_ctx *ctx);
+
+u32 rdma_io_mr_factor(struct ib_device *dev, u32 port_num, u32 max_pages);
+u32 rdma_io_send_wrs_per_ctx(struct ib_device *dev, u32 port_num,
+			     u32 max_pages);
+
 #endif /* _RDMA_MRCORE_H */

@@ -43,9 +43,14 @@ struct rdma_mr_backend_ops;
  * @max_pages: how many pages one mapping may span.
  * @ibmr: the verbs MR, for backends that use one (may be %NULL).
  * @backend_priv: backend-private data.
+ * @pool: the I/O pool the MR belongs to, or %NULL.
+ * @pool_entry: linkage on the pool's free list.
  * @sg: the scatterlist of the current mapping.
  * @sg_nents: number of CPU entries in @sg.
- * @dma_nents: number of DMA entries ib_dma_map_sg() returned for @sg.
+ * @dma_nents: number of DMA entries of the mapping, starting at @sg.
+ * @sg_offset: bytes of the first DMA entry the mapping skips.
+ * @dma_owned: the core DMA-mapped @sg for this mapping (map API) rather
+ *	than the I/O context that holds the MR.
  * @dir: DMA direction of the current mapping.
  * @access: IB access flags of the current mapping.
  * @key: key of the current mapping, set by the backend.
@@ -64,10 +69,14 @@ struct rdma_mr {
 	u32 max_pages;
 	struct ib_mr *ibmr;
 	void *backend_priv;
+	struct rdma_io_pool *pool;
+	struct list_head pool_entry;
 
 	struct scatterlist *sg;
 	unsigned int sg_nents;
 	int dma_nents;
+	u32 sg_offset;
+	bool dma_owned;
 	enum dma_data_direction dir;
 	int access;
 	u32 key;
@@ -81,16 +90,30 @@ struct rdma_mr {
 };
 
 /**
+ * struct rdma_io_plan - what one way of doing an I/O costs
+ * @wrs: WRs posted, registrations and invalidations included.
+ * @mrs: MRs taken from the pool.
+ * @cost: the cost model's figure (core/io.c); the lowest wins.
+ */
+struct rdma_io_plan {
+	u32 wrs;
+	u32 mrs;
+	u32 cost;
+};
+
+/**
  * struct rdma_mr_backend_ops - a memory registration mechanism
  * @name: short name, shown in logs, debugfs and the demo.
  * @owner: module that implements the backend.
- * @serves: whether this backend can register memory on @dev.
+ * @serves: whether this backend can register memory on @dev (MR backends)
+ *	or move I/O on it (I/O-only backends).
  * @max_pages: the largest page list one MR can map on @dev.
  * @mr_init: allocate the device resources of @mr for @mr->max_pages pages.
  *	Return 0 or a negative errno; on error nothing may be left allocated.
- * @mr_release: free what @mr_init allocated.  The MR is not mapped.
- * @map: register @mr->sg (@mr->dma_nents DMA entries, already validated and
- *	counted by the core) with @mr->access.  Set @mr->key and @mr->iova;
+ * @mr_release: free what @mr_init allocated.  Any key of @mr dies with it.
+ * @map: register @mr->dma_nents DMA entries from @mr->sg, skipping
+ *	@mr->sg_offset bytes and covering @mr->length bytes (validated and
+ *	counted by the core), with @mr->access.  Set @mr->key and @mr->iova;
  *	either chain the registration WR(s) in front of *@post_wr and point
  *	*@post_wr at the first one, or register synchronously and leave
  *	*@post_wr alone.  When @mr->state is %RDMA_MR_STALE the previous key
@@ -98,7 +121,23 @@ struct rdma_mr {
  *	Return 0 or a negative errno; on error nothing may have changed.
  * @invalidate: kill @mr->key, either by chaining an invalidation WR in
  *	front of *@post_wr or synchronously.  Return 0 or a negative errno.
+ * @recycle: optional; a local-only mapping was released and its key left
+ *	valid (%RDMA_MR_STALE).  Backends that batch invalidations queue it.
+ * @io_plan: optional; whether this backend can move @ctx (DMA-mapped,
+ *	@ctx->pool set) and at what cost (rdma_io_cost()).  Return 0 and
+ *	fill @plan, or -EOPNOTSUPP.  Called under rcu_read_lock(): must not
+ *	sleep.
+ * @io_build: build @ctx's WR chain: set @ctx->first, @ctx->last, and the
+ *	counts (rdma_io_build_registered() does it all for MR-based I/O).
+ *	Return 0 or a negative errno (-EAGAIN: the pool ran dry); on error
+ *	nothing may be held.
+ * @io_done: optional; the I/O ended, successfully if @ok.  MRs still held
+ *	are released by the core afterwards.  Called in the context of
+ *	rdma_io_ctx_destroy(); must not sleep.
  * @list: registry linkage, owned by the core.
+ *
+ * A backend offers MRs (@max_pages, @mr_init, @mr_release, @map,
+ * @invalidate), I/O (@io_plan, @io_build), or both.
  */
 struct rdma_mr_backend_ops {
 	const char *name;
@@ -109,10 +148,55 @@ struct rdma_mr_backend_ops {
 	void (*mr_release)(struct rdma_mr *mr);
 	int (*map)(struct rdma_mr *mr, struct ib_send_wr **post_wr);
 	int (*invalidate)(struct rdma_mr *mr, struct ib_send_wr **post_wr);
+	void (*recycle)(struct rdma_mr *mr);
+	int (*io_plan)(const struct rdma_io_ctx *ctx, struct rdma_io_plan *plan);
+	int (*io_build)(struct rdma_io_ctx *ctx);
+	void (*io_done)(struct rdma_io_ctx *ctx, bool ok);
 	struct list_head list;
 };
 
 int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops);
 void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops);
+
+/* Helpers for backends that build I/O. */
+struct ib_device *rdma_io_pool_device(const struct rdma_io_pool *pool);
+struct ib_pd *rdma_io_pool_pd(const struct rdma_io_pool *pool);
+u32 rdma_io_pool_mr_pages(const struct rdma_io_pool *pool);
+const struct rdma_mr_backend_ops *
+rdma_io_pool_mr_backend(const struct rdma_io_pool *pool);
+bool rdma_io_pool_iwarp(const struct rdma_io_pool *pool);
+u32 rdma_io_count_mrs(const struct rdma_io_ctx *ctx, u32 max_pages);
+int rdma_io_alloc_wrs(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges);
+int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv);
+u32 rdma_io_cost(u32 wrs, u32 mrs, u32 pages, u32 sges);
+int rdma_mr_sg_pages(const struct rdma_mr *mr, u64 *pages, u32 max);
+
+/**
+ * struct rdma_fmr_ops - a vendor's FMR-style registration callbacks
+ * @alloc: allocate a device MR for @max_pages pages on @pd; return a
+ *	handle or an ERR_PTR().
+ * @map: map @npages page addresses, of which exactly [@iova, @iova +
+ *	@length) may be accessed, with @access, synchronously; store the new
+ *	key in @key.  The handle is unmapped (new, or flushed).  Must not
+ *	sleep.
+ * @unmap: kill the keys of @n handles at once and make them mappable
+ *	again.  Must not sleep.
+ * @free: free a handle (unmapped, or its key dies with it).
+ *
+ * FMR left the upstream core in 5.8; rdma-mrcore keeps the model for
+ * devices whose vendors register these callbacks (rdma_fmr_register()).
+ */
+struct rdma_fmr_ops {
+	void *(*alloc)(struct ib_pd *pd, u32 max_pages);
+	int (*map)(void *fmr, const u64 *pages, u32 npages, u64 iova,
+		   u64 length, int access, u32 *key);
+	int (*unmap)(void **fmrs, unsigned int n);
+	void (*free)(void *fmr);
+};
+
+int rdma_fmr_register(struct ib_device *dev, const struct rdma_fmr_ops *ops,
+		      u32 max_pages);
+void rdma_fmr_unregister(struct ib_device *dev);
+u32 rdma_fmr_flushes(struct ib_device *dev);
 
 #endif /* _RDMA_MRCORE_BACKEND_H */

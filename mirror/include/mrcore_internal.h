@@ -16,7 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +85,32 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
 
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#ifndef __cplusplus	/* C++ has std::min and std::max */
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define min(a, b)		((a) < (b) ? (a) : (b))
+#endif
+static inline size_t size_add(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+static inline size_t array_size(size_t n, size_t size)
+{
+	size_t r;
+
+	return __builtin_mul_overflow(n, size, &r) ? SIZE_MAX : r;
+}
+#define struct_size(p, member, n) \
+	size_add(sizeof(*(p)), array_size(n, sizeof((p)->member[0])))
+#define lockdep_assert_held(l)	((void)(l))
+ssize_t strscpy(char *dst, const char *src, size_t size);
+char *strim(char *s);
+#define scnprintf	snprintf
 
 #define MAX_ERRNO	4095
 #define IS_ERR_VALUE(x)	((unsigned long)(x) >= (unsigned long)-MAX_ERRNO)
@@ -117,19 +145,90 @@ static inline void list_del_init(struct list_head *e)
 	e->next->prev = e->prev;
 	INIT_LIST_HEAD(e);
 }
+static inline void list_add_tail(struct list_head *n, struct list_head *head)
+{
+	n->next = head;
+	n->prev = head->prev;
+	head->prev->next = n;
+	head->prev = n;
+}
+static inline void list_del(struct list_head *e)
+{
+	list_del_init(e);
+}
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+#define list_add_rcu		list_add
+#define list_del_rcu		list_del
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_first_entry(head, type, member) \
+	list_entry((head)->next, type, member)
+#define list_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = list_entry((head)->next, __typeof__(*pos), member),	\
+	     n = list_entry(pos->member.next, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_entry((head)->next, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
 	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
 
-/* Locks: the mirror is single-threaded; a mutex checks it is not re-entered. */
+/* Locks: the mirror is single-threaded; a lock checks it is not re-entered. */
 struct mutex {
 	int held;
 };
 #define DEFINE_MUTEX(name)	struct mutex name = { 0 }
 void mutex_lock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
+typedef struct mutex spinlock_t;
+#define DEFINE_SPINLOCK(name)	DEFINE_MUTEX(name)
+#define spin_lock_init(l)	((l)->held = 0)
+#define spin_lock(l)		mutex_lock(l)
+#define spin_unlock(l)		mutex_unlock(l)
+#define spin_lock_irqsave(l, f)	((f) = 0, mutex_lock(l))
+#define spin_unlock_irqrestore(l, f)	((void)(f), mutex_unlock(l))
+#define rcu_read_lock()		do { } while (0)
+#define rcu_read_unlock()	do { } while (0)
+#define synchronize_rcu()	do { } while (0)
+#define list_for_each_entry_rcu	list_for_each_entry
+
+/* Work: queued by schedule_work(), run by flush_work() (or the test). */
+struct work_struct;
+typedef void (*work_func_t)(struct work_struct *work);
+struct work_struct {
+	work_func_t func;
+	bool pending;
+};
+#define INIT_WORK(w, f)		((w)->func = (f), (w)->pending = false)
+bool schedule_work(struct work_struct *work);
+bool flush_work(struct work_struct *work);
+
+/* Module parameters and debugfs: present, and inert. */
+#define module_param_string(name, string, len, perm) MIRROR_DECL(param_##name)
+#define MODULE_PARM_DESC(name, desc)	MIRROR_DECL(parm_desc_##name)
+#define __user
+struct file;
+struct dentry;
+struct file_operations {
+	struct module *owner;
+	ssize_t (*read)(struct file *f, char __user *buf, size_t n, loff_t *pos);
+	ssize_t (*write)(struct file *f, const char __user *buf, size_t n,
+			 loff_t *pos);
+	loff_t (*llseek)(struct file *f, loff_t off, int whence);
+};
+loff_t default_llseek(struct file *f, loff_t off, int whence);
+struct dentry *debugfs_create_dir(const char *name, struct dentry *parent);
+struct dentry *debugfs_create_file(const char *name, unsigned short mode,
+				   struct dentry *parent, void *data,
+				   const struct file_operations *fops);
+void debugfs_remove_recursive(struct dentry *d);
+unsigned long copy_from_user(void *to, const void __user *from,
+			     unsigned long n);
+ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
+				const void *from, size_t available);
+const struct file_operations *mirror_debugfs_fops(const char *name);
 
 /* Scatterlists: a flat array whose last entry is marked. */
 struct scatterlist {
@@ -184,6 +283,7 @@ struct ib_device {
 	char name[64];
 	struct ib_device_attr attrs;
 	bool iwarp;
+	bool no_read_inv;	/* mirror only: an iWARP device without it */
 	void *sim;
 };
 
@@ -297,6 +397,11 @@ static inline bool rdma_protocol_iwarp(const struct ib_device *dev,
 				       u32 port_num)
 {
 	return dev->iwarp;
+}
+
+static inline bool rdma_cap_read_inv(struct ib_device *dev, u32 port_num)
+{
+	return dev->iwarp && !dev->no_read_inv;
 }
 
 static inline u32 ib_inc_rkey(u32 rkey)

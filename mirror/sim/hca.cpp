@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@ namespace sim {
 const Profile kRoce = {"roce", false, 32, 32, 512, true, false};
 const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, true};
 const Profile kNoFastReg = {"nofastreg", false, 16, 16, 0, false, false};
+const Profile kFmr = {"fmr", false, 30, 30, 0, false, false, 256};
 
 Counters &counters()
 {
@@ -432,49 +434,57 @@ extern "C" int ib_dereg_mr(struct ib_mr *ibmr)
 	return 0;
 }
 
-// Like ib_sg_to_pages(): stops at the first entry that does not fit the page
-// list, and returns how many entries it mapped.
+// Like ib_sg_to_pages(): maps entries until a hole or a full page list; a
+// full list may stop inside an entry, whose mapped bytes then count and whose
+// offset is reported back through @sg_offset.
 extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
-			    int sg_nents, unsigned int *sg_offset,
+			    int sg_nents, unsigned int *sg_offset_p,
 			    unsigned int page_size)
 {
 	Mr *mr = reinterpret_cast<Mr *>(ibmr);
-	unsigned int first_off = sg_offset ? *sg_offset : 0;
-	std::vector<u64> pages;
-	u64 iova = 0, length = 0, prev_end = 0;
+	unsigned int sg_offset = sg_offset_p ? *sg_offset_p : 0;
+	u64 last_end = 0, last_page_off = 0;
 	struct scatterlist *sg;
 	int i;
 
-	if (page_size != PAGE_SIZE)
+	if (page_size != PAGE_SIZE || sg_nents <= 0 ||
+	    sg_offset > sg_dma_len(sgl))
 		return -EINVAL;
+	mr->staged.clear();
+	mr->staged_iova = sg_dma_address(sgl) + sg_offset;
+	mr->staged_length = 0;
 	for_each_sg(sgl, sg, sg_nents, i) {
-		u64 start = sg_dma_address(sg) + (i ? 0 : first_off);
-		u64 end = sg_dma_address(sg) + sg_dma_len(sg);
-		u64 page = start & PAGE_MASK;
+		u64 addr = sg_dma_address(sg) + sg_offset;
+		u64 len = sg_dma_len(sg) - sg_offset;
+		u64 end = addr + len;
+		u64 page = addr & PAGE_MASK;
 
-		if (i == 0) {
-			iova = start;
-		} else if (start != prev_end) {
-			if ((prev_end & ~PAGE_MASK) || (start & ~PAGE_MASK))
-				break;
-		} else if (start & ~PAGE_MASK) {
-			page += PAGE_SIZE;	// shares the previous page
+		if (i && (last_page_off || page != addr)) {
+			if (last_end != addr)
+				break;		// a hole
+			page += PAGE_SIZE;	// continues in the last page
 		}
-		size_t before = pages.size();
-		for (; page < end; page += PAGE_SIZE)
-			pages.push_back(page);
-		if (pages.size() > mr->max_num_sg) {
-			pages.resize(before);
-			break;
+		for (; page < end; page += PAGE_SIZE) {
+			if (mr->staged.size() == mr->max_num_sg) {
+				u64 mapped = std::max(page, addr) - addr;
+
+				mr->staged_length += mapped;
+				if (sg_offset_p)
+					*sg_offset_p = sg_offset + mapped;
+				goto out;
+			}
+			mr->staged.push_back(page);
 		}
-		length += end - start;
-		prev_end = end;
+		mr->staged_length += len;
+		last_end = end;
+		last_page_off = end & ~PAGE_MASK;
+		sg_offset = 0;
 	}
-	mr->staged = pages;
-	mr->staged_iova = iova;
-	mr->staged_length = length;
-	ibmr->iova = iova;
-	ibmr->length = length;
+	if (sg_offset_p)
+		*sg_offset_p = 0;
+out:
+	ibmr->iova = mr->staged_iova;
+	ibmr->length = mr->staged_length;
 	ibmr->page_size = page_size;
 	return i;
 }
@@ -526,7 +536,8 @@ extern "C" int ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	for (; wr; wr = wr->next) {
 		if (!post_check(qp, *wr)) {
-			*bad_wr = wr;
+			if (bad_wr)
+				*bad_wr = wr;
 			return -EINVAL;
 		}
 		ib_wc_status st = qp.error ? IB_WC_WR_FLUSH_ERR : execute(qp, *wr);
@@ -538,3 +549,168 @@ extern "C" int ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	return 0;
 }
+
+extern "C" ssize_t strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (!size)
+		return -E2BIG;
+	if (len == size) {
+		std::memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -E2BIG;
+	}
+	std::memcpy(dst, src, len + 1);
+	return static_cast<ssize_t>(len);
+}
+
+extern "C" char *strim(char *s)
+{
+	size_t n = std::strlen(s);
+
+	while (n && std::isspace(static_cast<unsigned char>(s[n - 1])))
+		s[--n] = '\0';
+	while (*s && std::isspace(static_cast<unsigned char>(*s)))
+		s++;
+	return s;
+}
+
+extern "C" bool schedule_work(struct work_struct *work)
+{
+	bool was = work->pending;
+
+	work->pending = true;
+	return !was;
+}
+
+extern "C" bool flush_work(struct work_struct *work)
+{
+	if (!work->pending)
+		return false;
+	work->pending = false;
+	work->func(work);
+	return true;
+}
+
+namespace {
+std::map<std::string, const file_operations *> &debugfs_files()
+{
+	static std::map<std::string, const file_operations *> m;
+	return m;
+}
+} // namespace
+
+extern "C" struct dentry *debugfs_create_dir(const char *name,
+					     struct dentry *parent)
+{
+	return nullptr;
+}
+
+extern "C" struct dentry *debugfs_create_file(const char *name,
+					      unsigned short mode,
+					      struct dentry *parent, void *data,
+					      const struct file_operations *fops)
+{
+	debugfs_files()[name] = fops;
+	return nullptr;
+}
+
+extern "C" void debugfs_remove_recursive(struct dentry *d)
+{
+	debugfs_files().clear();
+}
+
+extern "C" const struct file_operations *mirror_debugfs_fops(const char *name)
+{
+	auto it = debugfs_files().find(name);
+
+	return it == debugfs_files().end() ? nullptr : it->second;
+}
+
+extern "C" loff_t default_llseek(struct file *f, loff_t off, int whence)
+{
+	return off;
+}
+
+extern "C" unsigned long copy_from_user(void *to, const void *from,
+					unsigned long n)
+{
+	std::memcpy(to, from, n);
+	return 0;
+}
+
+extern "C" ssize_t simple_read_from_buffer(void *to, size_t count,
+					   loff_t *ppos, const void *from,
+					   size_t available)
+{
+	if (*ppos < 0)
+		return -EINVAL;
+	if (static_cast<size_t>(*ppos) >= available || !count)
+		return 0;
+	size_t n = std::min(count, available - static_cast<size_t>(*ppos));
+
+	std::memcpy(to, static_cast<const char *>(from) + *ppos, n);
+	*ppos += n;
+	return static_cast<ssize_t>(n);
+}
+
+// ---- FMR callbacks of the FMR profile ----------------------------------------
+
+namespace {
+
+void *sim_fmr_alloc(struct ib_pd *pd, u32 max_pages)
+{
+	Hca *hca = static_cast<Hca *>(pd->device->sim);
+
+	if (max_pages > hca->profile().fmr_max_pages)
+		return ERR_PTR(-EINVAL);
+	return hca->alloc_mr(pd, max_pages);
+}
+
+int sim_fmr_map(void *fmr, const u64 *pages, u32 npages, u64 iova, u64 length,
+		int access, u32 *key)
+{
+	Mr *mr = static_cast<Mr *>(fmr);
+
+	// Mapping a handle whose key was not flushed is what FMR forbids.
+	if (mr->valid) {
+		counters().fmr_remap_unflushed++;
+		return -EBUSY;
+	}
+	if (!npages || npages > mr->max_num_sg ||
+	    (iova & PAGE_MASK) != pages[0] ||
+	    (iova & ~PAGE_MASK) + length > u64(npages) * PAGE_SIZE)
+		return -EINVAL;
+	mr->pages.assign(pages, pages + npages);
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->key_byte++;
+	mr->valid = true;
+	mr->fmr_maps++;
+	*key = mr->index << 8 | mr->key_byte;
+	return 0;
+}
+
+int sim_fmr_unmap(void **fmrs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		static_cast<Mr *>(fmrs[i])->valid = false;
+	counters().fmr_unmap_calls++;
+	return 0;
+}
+
+void sim_fmr_free(void *fmr)
+{
+	Mr *mr = static_cast<Mr *>(fmr);
+
+	mr->hca->dereg_mr(mr);
+}
+
+} // namespace
+
+namespace sim {
+const rdma_fmr_ops kFmrOps = {sim_fmr_alloc, sim_fmr_map, sim_fmr_unmap,
+			      sim_fmr_free};
+} // namespace sim

@@ -33,11 +33,15 @@ struct Profile {
 	// siw lets the PD's DMA lkey sink a READ; the iWARP rule is enforced
 	// for registered MRs (the sink's STag needs REMOTE_WRITE).
 	bool dma_lkey_read_sink;
+	// A legacy device with FMR callbacks (rdma_fmr_register()).
+	u32 fmr_max_pages = 0;
 };
 
 extern const Profile kRoce;	// like rxe: RoCEv2
 extern const Profile kIwarp;	// like siw: iWARP
 extern const Profile kNoFastReg;	// a device without fast registration
+extern const Profile kFmr;		// a legacy IB device with FMR callbacks
+extern const rdma_fmr_ops kFmrOps;	// the FMR profile's callbacks
 
 struct Completion {
 	ib_cqe *cqe;
@@ -53,6 +57,8 @@ struct Counters {
 	long module_refs = 0;
 	long warnings = 0;
 	long dma_api_errors = 0;
+	long fmr_remap_unflushed = 0;
+	long fmr_unmap_calls = 0;
 };
 Counters &counters();
 
@@ -69,6 +75,7 @@ struct Mr {
 	int access = 0;
 	u64 iova = 0;
 	u64 length = 0;
+	long fmr_maps = 0;
 	std::vector<u64> pages;		// registered page list
 	std::vector<u64> staged;	// what ib_map_mr_sg last built
 	u64 staged_iova = 0;

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DMA-mapped scatterlists as MRs see them: validation, the runs of bytes one
+ * MR can map, and page lists.
+ *
+ * One MR maps a list of pages plus an offset into the first one and a length.
+ * Two neighbouring entries fit in one MR when both sit on a page boundary
+ * where they meet, or when the second continues exactly where the first
+ * ended; anything else is a hole the page list cannot describe.
+ */
+#include "mrcore_internal.h"
+
+/**
+ * mrcore_sg_shape() - check a DMA-mapped scatterlist and measure it
+ * @sg: the scatterlist, already DMA-mapped.
+ * @offset: bytes of the first entry to skip.
+ * @dma_nents: number of DMA entries.
+ * @shape: what was measured, on success.
+ *
+ * Empty entries are refused rather than skipped: they are always a caller
+ * bug.  Holes are counted (@shape->holes); the map API refuses them, the I/O
+ * path starts a new MR at each.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for an empty entry or an @offset at or past the end of
+ * the first entry; -EOVERFLOW if an entry wraps the address space or the
+ * total exceeds U32_MAX bytes (the largest length the peer can be told
+ * about).
+ */
+int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
+		    struct mrcore_sg_shape *shape)
+{
+	struct scatterlist *s;
+	u64 prev_end = 0;
+	u64 length = 0;
+	u64 npages = 0;
+	u32 holes = 0;
+	int i;
+
+	for_each_sg(sg, s, dma_nents, i) {
+		u32 skip = i ? 0 : offset;
+		u64 start = sg_dma_address(s) + skip;
+		u32 len = sg_dma_len(s);
+		bool contiguous = i > 0 && start == prev_end;
+		u64 end;
+
+		if (!len || skip >= len)
+			return -EINVAL;
+		len -= skip;
+		if (check_add_overflow(start, (u64)len, &end) ||
+		    end > U64_MAX - PAGE_SIZE)
+			return -EOVERFLOW;
+		if (i > 0 && !contiguous &&
+		    (offset_in_page(prev_end) || offset_in_page(start)))
+			holes++;
+
+		length += len;
+		if (length > U32_MAX)
+			return -EOVERFLOW;
+		/* A contiguous entry shares the page its predecessor ended in. */
+		npages += (PAGE_ALIGN(end) -
+			   (contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
+			  PAGE_SHIFT;
+		prev_end = end;
+	}
+
+	shape->length = length;
+	shape->npages = npages;
+	shape->holes = holes;
+	return 0;
+}
+
+/**
+ * mrcore_sg_iter_init() - start walking a DMA-mapped scatterlist
+ * @it: the iterator.
+ * @sg: the scatterlist.
+ * @offset: bytes of the first entry to skip.
+ * @dma_nents: number of DMA entries.
+ *
+ * Context: Any context.
+ */
+void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,
+			 u32 offset, int dma_nents)
+{
+	it->sg = sg;
+	it->offset = offset;
+	it->left = dma_nents;
+}
+
+/**
+ * mrcore_sg_next_chunk() - the next run of bytes one MR can map
+ * @it: the iterator, advanced past the run.
+ * @max_pages: pages one MR holds.
+ * @c: the run: first entry, offset into it, entries touched, bytes, pages.
+ *
+ * A run ends at a hole, at the end of the list, or where the next byte would
+ * need page @max_pages + 1; in the last case it ends on a page boundary
+ * inside an entry, exactly where ib_sg_to_pages() stops once the MR's page
+ * list is full, and the next run starts there.
+ *
+ * Context: Any context.
+ * Return: true if @c holds a run, false at the end of the list.
+ */
+bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
+			  struct mrcore_chunk *c)
+{
+	u64 prev_end = 0;
+
+	if (!it->left)
+		return false;
+
+	c->sg = it->sg;
+	c->offset = it->offset;
+	c->nents = 0;
+	c->length = 0;
+	c->npages = 0;
+
+	while (it->left) {
+		u64 start = sg_dma_address(it->sg) + it->offset;
+		u64 end = sg_dma_address(it->sg) + sg_dma_len(it->sg);
+		bool contiguous = c->nents && start == prev_end;
+		u64 first_page, pages, room;
+
+		if (c->nents && !contiguous &&
+		    (offset_in_page(prev_end) || offset_in_page(start)))
+			break;
+
+		first_page = contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK;
+		pages = (PAGE_ALIGN(end) - first_page) >> PAGE_SHIFT;
+		room = max_pages - c->npages;
+		if (pages > room) {
+			u64 cut = first_page + (room << PAGE_SHIFT);
+
+			if (cut > start) {
+				c->nents++;
+				c->length += cut - start;
+				c->npages += room;
+				it->offset += cut - start;
+			}
+			break;
+		}
+
+		c->nents++;
+		c->length += end - start;
+		c->npages += pages;
+		prev_end = end;
+		it->left--;
+		it->offset = 0;
+		if (it->left)
+			it->sg = sg_next(it->sg);
+	}
+	return true;
+}
+
+/**
+ * rdma_mr_sg_pages() - the page list of an MR's mapping
+ * @mr: an MR the core is mapping (in the backend's @map callback).
+ * @pages: where the page addresses go.
+ * @max: room in @pages.
+ *
+ * For backends that register synchronously from a page list.
+ *
+ * Context: Any context.
+ * Return: the number of pages, or -E2BIG if they exceed @max.
+ */
+int rdma_mr_sg_pages(const struct rdma_mr *mr, u64 *pages, u32 max)
+{
+	struct scatterlist *s;
+	u64 left = mr->length;
+	u64 prev_end = 0;
+	u32 n = 0;
+	int i;
+
+	for_each_sg(mr->sg, s, mr->dma_nents, i) {
+		u64 start = sg_dma_address(s) + (i ? 0 : mr->sg_offset);
+		u64 end = min_t(u64, sg_dma_address(s) + sg_dma_len(s),
+				start + left);
+		u64 page = start & PAGE_MASK;
+
+		if (i && start == prev_end)
+			page = PAGE_ALIGN(start);
+		for (; page < end; page += PAGE_SIZE) {
+			if (n == max)
+				return -E2BIG;
+			pages[n++] = page;
+		}
+		left -= end - start;
+		prev_end = end;
+		if (!left)
+			break;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(rdma_mr_sg_pages);

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * multiread backend: an I/O as several RDMA READ (or WRITE) WRs on the PD's
+ * local DMA lkey, each with at most as many SGEs as the device takes in one
+ * READ (max_sge_rd) or WRITE (max_send_sge).  No MR, no registration WR, no
+ * invalidation: the cheapest way whenever the SG list is short.  The local
+ * DMA lkey never leaves the core and grants no remote access.
+ */
+#include "mrcore_internal.h"
+
+static bool multiread_serves(struct ib_device *dev)
+{
+	return true;
+}
+
+static u32 multiread_sges_per_wr(const struct rdma_io_ctx *ctx)
+{
+	struct ib_device *dev = rdma_io_pool_device(ctx->pool);
+	int n = ctx->dir == DMA_FROM_DEVICE ? dev->attrs.max_sge_rd :
+					      dev->attrs.max_send_sge;
+
+	return max(n, 1);
+}
+
+static int multiread_plan(const struct rdma_io_ctx *ctx,
+			  struct rdma_io_plan *plan)
+{
+	u32 sges = ctx->dma_nents;
+
+	/*
+	 * iWARP places a READ response through the sink's STag, which is why
+	 * READ sinks there are normally temporary MRs with REMOTE_WRITE (the
+	 * iwarp backend).  Whether a device also takes the local DMA lkey as
+	 * a sink is its own business (siw does); it is relied on only for a
+	 * READ of one SGE, where the MR would cost two WRs more.
+	 */
+	if (ctx->dir == DMA_FROM_DEVICE &&
+	    rdma_io_pool_iwarp(ctx->pool) && sges > 1)
+		return -EOPNOTSUPP;
+
+	plan->wrs = DIV_ROUND_UP(sges, multiread_sges_per_wr(ctx));
+	plan->mrs = 0;
+	plan->cost = rdma_io_cost(plan->wrs, 0, 0, sges);
+	return 0;
+}
+
+static int multiread_build(struct rdma_io_ctx *ctx)
+{
+	u32 lkey = rdma_io_pool_pd(ctx->pool)->local_dma_lkey;
+	u32 per_wr = multiread_sges_per_wr(ctx);
+	u32 nr_wrs = DIV_ROUND_UP(ctx->dma_nents, per_wr);
+	enum ib_wr_opcode op = ctx->dir == DMA_FROM_DEVICE ? IB_WR_RDMA_READ :
+							     IB_WR_RDMA_WRITE;
+	u64 remote = ctx->remote_addr;
+	struct scatterlist *s;
+	int i, ret;
+
+	ret = rdma_io_alloc_wrs(ctx, nr_wrs, ctx->dma_nents);
+	if (ret)
+		return ret;
+
+	for_each_sg(ctx->sg, s, ctx->dma_nents, i) {
+		struct ib_rdma_wr *wr = &ctx->wrs[i / per_wr];
+		struct ib_sge *sge = &ctx->sges[i];
+		u32 skip = i ? 0 : ctx->sg_offset;
+
+		sge->addr = sg_dma_address(s) + skip;
+		sge->length = sg_dma_len(s) - skip;
+		sge->lkey = lkey;
+		if (!wr->wr.num_sge) {
+			wr->wr.opcode = op;
+			wr->wr.sg_list = sge;
+			wr->remote_addr = remote;
+			wr->rkey = ctx->rkey;
+			if (i)
+				wr[-1].wr.next = &wr->wr;
+		}
+		wr->wr.num_sge++;
+		remote += sge->length;
+	}
+
+	ctx->first = &ctx->wrs[0].wr;
+	ctx->last = &ctx->wrs[nr_wrs - 1].wr;
+	ctx->nr_wrs = nr_wrs;
+	ctx->nr_ops = nr_wrs;
+	return 0;
+}
+
+struct rdma_mr_backend_ops mrcore_multiread_ops = {
+	.name = "multiread",
+	.owner = THIS_MODULE,
+	.serves = multiread_serves,
+	.io_plan = multiread_plan,
+	.io_build = multiread_build,
+};
