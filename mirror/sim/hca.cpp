@@ -105,6 +105,21 @@ void Hca::dereg_mr(Mr *mr)
 	delete mr;
 }
 
+Mr *Hca::expose(ib_pd *pd, void *buf, u64 len, int access)
+{
+	u64 addr = reinterpret_cast<uintptr_t>(buf);
+	Mr *mr = alloc_mr(pd, ~0u);
+
+	for (u64 page = addr & PAGE_MASK; page < addr + len; page += PAGE_SIZE)
+		mr->pages.push_back(page);
+	mr->iova = addr;
+	mr->length = len;
+	mr->access = access;
+	mr->key_byte = mr->ibmr.rkey & 0xff;
+	mr->valid = true;
+	return mr;
+}
+
 Mr *Hca::find_mr(u32 key)
 {
 	auto it = mrs_.find(key >> 8);

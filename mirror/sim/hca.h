@@ -106,6 +106,9 @@ public:
 	Mr *alloc_mr(ib_pd *pd, u32 max_num_sg);
 	void dereg_mr(Mr *mr);
 	Mr *find_mr(u32 key);
+	// Test facility for the far side of an I/O: a valid MR over
+	// [buf, buf + len) of any size, without the core.  dereg_mr() frees it.
+	Mr *expose(ib_pd *pd, void *buf, u64 len, int access);
 	size_t live_mrs() const { return mrs_.size(); }
 
 private:

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The READ/WRITE helper's scenario table: device profile x SG shape x
+ * direction (x forced backend) -> the backend the cost model picks and the
+ * WRs and MRs the I/O takes on a fresh pool.  The mirror
+ * (mirror/tests/scenario_test.cpp) runs every row with data moved and
+ * verified by the simulated HCA; the KUnit suite mrcore_scenarios
+ * (kunit/scenarios_kunit.c) runs every row on fake devices of the same
+ * profiles.
+ *
+ * Why each row expects what it does follows from rdma_io_cost() (16 per WR,
+ * 16 per MR, 1 per page registered, 1 per SGE) and the profiles' limits:
+ *   roce  (like rxe): 32 SGEs per READ and WRITE, 512 pages per MR
+ *   iwarp (like siw): 1 SGE per READ, 6 per WRITE, 256 pages per MR; READ
+ *                     sinks of more than one SGE need a temporary MR
+ *   fmr   (a legacy IB HCA with FMR callbacks): 30 SGEs, 256 pages per MR
+ * On a fresh pool an FRWR MR needs no LOCAL_INV, so an MR-based I/O posts
+ * REG_MR + RDMA WR per MR (iwarp: REG_MR + READ_WITH_INV; fmr: the RDMA WR
+ * alone, registration being synchronous).
+ */
+#ifndef _MRCORE_SCENARIOS_H
+#define _MRCORE_SCENARIOS_H
+
+enum mrcore_profile {
+	MRCORE_PROFILE_ROCE,
+	MRCORE_PROFILE_IWARP,
+	MRCORE_PROFILE_FMR,
+};
+
+enum mrcore_shape {
+	SHAPE_1_BYTE,
+	SHAPE_1_PAGE,
+	SHAPE_UNALIGNED,
+	SHAPE_8_PAGES,
+	SHAPE_32_PAGES,
+	SHAPE_33_PAGES,
+	SHAPE_256_PAGES,
+	SHAPE_257_PAGES,
+	SHAPE_1M_CONTIG,
+	SHAPE_4M_CONTIG,
+	SHAPE_COUNT,
+};
+
+/**
+ * struct mrcore_shape_desc - an SG list: @nents entries of @length bytes,
+ * each starting @stride pages after the previous one, the first @offset
+ * bytes into its page.  A stride of 2 leaves a page between entries, so no
+ * two entries are contiguous ("scattered").
+ * @name: as used in test names.
+ * @nents: entries.
+ * @offset: offset of the first entry into its page.
+ * @length: bytes per entry.
+ * @stride: pages from one entry's page to the next one's.
+ */
+struct mrcore_shape_desc {
+	const char *name;
+	unsigned int nents;
+	unsigned int offset;
+	unsigned int length;
+	unsigned int stride;
+};
+
+static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] = {
+	[SHAPE_1_BYTE] = { "1_byte", 1, 0, 1, 1 },
+	[SHAPE_1_PAGE] = { "1_page", 1, 0, 4096, 1 },
+	[SHAPE_UNALIGNED] = { "unaligned", 1, 1000, 6000, 2 },
+	[SHAPE_8_PAGES] = { "8_pages", 8, 0, 4096, 2 },
+	[SHAPE_32_PAGES] = { "32_pages", 32, 0, 4096, 2 },
+	[SHAPE_33_PAGES] = { "33_pages", 33, 0, 4096, 2 },
+	[SHAPE_256_PAGES] = { "256_pages", 256, 0, 4096, 2 },
+	[SHAPE_257_PAGES] = { "257_pages", 257, 0, 4096, 2 },
+	[SHAPE_1M_CONTIG] = { "1m_contig", 1, 0, 1u << 20, 256 },
+	[SHAPE_4M_CONTIG] = { "4m_contig", 1, 0, 4u << 20, 1024 },
+};
+
+/* Pages an arena needs to hold any shape. */
+#define MRCORE_SHAPE_ARENA_PAGES	1024
+
+/**
+ * struct mrcore_scenario - one I/O and what the helper must make of it
+ * @profile: the device.
+ * @shape: the local SG list.
+ * @read: RDMA READ into it, else RDMA WRITE from it.
+ * @force: backend forced on the pool, or NULL for the cost model.
+ * @backend: the backend that must move the I/O.
+ * @wrs: WRs on a fresh pool.
+ * @mrs: MRs taken from the pool.
+ */
+struct mrcore_scenario {
+	enum mrcore_profile profile;
+	enum mrcore_shape shape;
+	bool read;
+	const char *force;
+	const char *backend;
+	unsigned int wrs;
+	unsigned int mrs;
+};
+
+#define RO MRCORE_PROFILE_ROCE
+#define IW MRCORE_PROFILE_IWARP
+#define FM MRCORE_PROFILE_FMR
+#define RD true
+#define WR false
+
+static const struct mrcore_scenario mrcore_scenarios[] = {
+	/* roce: short lists and contiguous memory need no MR */
+	{ RO, SHAPE_1_BYTE, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_1_PAGE, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_UNALIGNED, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_8_PAGES, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_8_PAGES, WR, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_32_PAGES, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_32_PAGES, WR, NULL, "multiread", 1, 0 },
+	/* 2 WRs + 33 SGEs = 65 < 3 WRs + MR + 33 pages = 97 */
+	{ RO, SHAPE_33_PAGES, RD, NULL, "multiread", 2, 0 },
+	{ RO, SHAPE_33_PAGES, WR, NULL, "multiread", 2, 0 },
+	/* 8 WRs + 256 SGEs = 384 > 3 WRs + MR + 256 pages = 320 */
+	{ RO, SHAPE_256_PAGES, RD, NULL, "frwr", 2, 1 },
+	{ RO, SHAPE_256_PAGES, WR, NULL, "frwr", 2, 1 },
+	{ RO, SHAPE_257_PAGES, RD, NULL, "frwr", 2, 1 },
+	{ RO, SHAPE_257_PAGES, WR, NULL, "frwr", 2, 1 },
+	{ RO, SHAPE_1M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_4M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	{ RO, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
+
+	/* iwarp READ: one SGE on the DMA lkey, else a temporary sink MR */
+	{ IW, SHAPE_1_BYTE, RD, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_1_PAGE, RD, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_UNALIGNED, RD, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_8_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ IW, SHAPE_32_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ IW, SHAPE_33_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ IW, SHAPE_256_PAGES, RD, NULL, "iwarp", 2, 1 },
+	/* 257 pages: two MRs of 256 */
+	{ IW, SHAPE_257_PAGES, RD, NULL, "iwarp", 4, 2 },
+	{ IW, SHAPE_1M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_4M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	/* iwarp WRITE: 6 SGEs per WR; a local source MR from 32 pages on */
+	{ IW, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0 },
+	/* 2 WRs + 8 SGEs = 40 < 3 WRs + MR + 8 pages = 72 */
+	{ IW, SHAPE_8_PAGES, WR, NULL, "multiread", 2, 0 },
+	/* 6 WRs + 32 SGEs = 128 > 3 WRs + MR + 32 pages = 96 */
+	{ IW, SHAPE_32_PAGES, WR, NULL, "frwr", 2, 1 },
+	{ IW, SHAPE_33_PAGES, WR, NULL, "frwr", 2, 1 },
+	{ IW, SHAPE_256_PAGES, WR, NULL, "frwr", 2, 1 },
+	{ IW, SHAPE_257_PAGES, WR, NULL, "frwr", 4, 2 },
+	{ IW, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
+
+	/* fmr: synchronous registration, one WR per MR */
+	{ FM, SHAPE_1_BYTE, RD, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_1_PAGE, RD, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_UNALIGNED, RD, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0 },
+	/* 1 WR + 8 SGEs = 24 < 1 WR + MR + 8 pages = 40 */
+	{ FM, SHAPE_8_PAGES, RD, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_8_PAGES, WR, NULL, "multiread", 1, 0 },
+	/* 2 WRs + 32 SGEs = 64 = 1 WR + MR + 32 pages: fewer WRs win */
+	{ FM, SHAPE_32_PAGES, RD, NULL, "fmr", 1, 1 },
+	{ FM, SHAPE_32_PAGES, WR, NULL, "fmr", 1, 1 },
+	{ FM, SHAPE_33_PAGES, RD, NULL, "fmr", 1, 1 },
+	{ FM, SHAPE_33_PAGES, WR, NULL, "fmr", 1, 1 },
+	{ FM, SHAPE_256_PAGES, RD, NULL, "fmr", 1, 1 },
+	{ FM, SHAPE_256_PAGES, WR, NULL, "fmr", 1, 1 },
+	{ FM, SHAPE_257_PAGES, RD, NULL, "fmr", 2, 2 },
+	{ FM, SHAPE_257_PAGES, WR, NULL, "fmr", 2, 2 },
+	{ FM, SHAPE_1M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_4M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	{ FM, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
+
+	/* Forced backends: what the cost model would not pick */
+	{ RO, SHAPE_1_PAGE, RD, "frwr", "frwr", 2, 1 },
+	{ RO, SHAPE_8_PAGES, WR, "frwr", "frwr", 2, 1 },
+	/* 1024 pages: two MRs of 512 */
+	{ RO, SHAPE_4M_CONTIG, RD, "frwr", "frwr", 4, 2 },
+	{ RO, SHAPE_256_PAGES, RD, "multiread", "multiread", 8, 0 },
+	{ RO, SHAPE_257_PAGES, WR, "multiread", "multiread", 9, 0 },
+	{ IW, SHAPE_1_PAGE, RD, "iwarp", "iwarp", 2, 1 },
+	/* 1024 pages: four MRs of 256 */
+	{ IW, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 8, 4 },
+	{ IW, SHAPE_256_PAGES, WR, "multiread", "multiread", 43, 0 },
+	{ FM, SHAPE_4M_CONTIG, WR, "fmr", "fmr", 4, 4 },
+	{ FM, SHAPE_1_BYTE, RD, "fmr", "fmr", 1, 1 },
+};
+
+#undef RO
+#undef IW
+#undef FM
+#undef RD
+#undef WR
+
+#endif /* _MRCORE_SCENARIOS_H */
