@@ -24,7 +24,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
-	checkpatch kernel-doc
+	checkpatch kernel-doc docs format-check dkms-check
 
 all: modules
 
@@ -60,3 +60,12 @@ kunit:
 
 demo:
 	@scripts/demo.sh
+
+docs:
+	@scripts/docs.sh
+
+format-check:
+	@scripts/format-check.sh
+
+dkms-check:
+	@scripts/dkms-check.sh

@@ -286,8 +286,11 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (key_dead) {
-		/* Reuse the most recently used MR first: cache warm. */
-		list_add(&mr->pool_entry, &pool->free);
+		/*
+		 * Least recently used first: a batching backend (fmr) then
+		 * finds its dirty MRs flushed before they come round again.
+		 */
+		list_add_tail(&mr->pool_entry, &pool->free);
 		pool->nr_free++;
 	} else {
 		list_add_tail(&mr->pool_entry, &pool->quarantine);

@@ -19,6 +19,8 @@ steps=(
 	"checkpatch|scripts/checkpatch.sh"
 	"kernel-doc|scripts/kernel-doc.sh"
 	"forbidden|scripts/forbidden.sh"
+	"docs|scripts/docs.sh"
+	"dkms|scripts/dkms-check.sh"
 	"mirror|scripts/mirror.sh"
 	"kunit|scripts/kunit.sh"
 )

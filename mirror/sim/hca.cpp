@@ -146,6 +146,11 @@ bool qp_in_error(ib_qp *qp)
 	return static_cast<Qp *>(qp->sim)->error;
 }
 
+void set_qp_error(ib_qp *qp)
+{
+	static_cast<Qp *>(qp->sim)->error = true;
+}
+
 int post(ib_qp *qp, ib_send_wr *wr)
 {
 	const ib_send_wr *bad = nullptr;
@@ -218,8 +223,11 @@ ib_wc_status check_remote(Qp &qp, u64 addr, u64 len, u32 rkey, int need,
 
 	if (!mr || mr->dma_mr || mr->ibmr.pd != peer->qp.pd || !mr->valid ||
 	    (rkey & 0xff) != mr->key_byte || (mr->access & need) != need ||
-	    !translate(*mr, addr, len, out))
+	    !translate(*mr, addr, len, out)) {
+		if (getenv("SIM_DEBUG"))
+			fprintf(stderr, "sim: remote check failed: mr %p rkey %x valid %d keybyte %x access %x need %x addr %llx len %llu iova %llx length %llu\n", (void*)mr, rkey, mr ? mr->valid : -1, mr ? mr->key_byte : 0, mr ? mr->access : 0, need, (unsigned long long)addr, (unsigned long long)len, mr ? (unsigned long long)mr->iova : 0ull, mr ? (unsigned long long)mr->length : 0ull);
 		return IB_WC_REM_ACCESS_ERR;
+	}
 	return IB_WC_SUCCESS;
 }
 

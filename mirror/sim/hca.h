@@ -125,6 +125,8 @@ void connect(ib_qp *a, ib_qp *b);
 // Completions a QP produced, oldest first.
 std::vector<Completion> &completions(ib_qp *qp);
 bool qp_in_error(ib_qp *qp);
+// Move a QP to the error state: what it has not executed is flushed.
+void set_qp_error(ib_qp *qp);
 
 // Post a chain and return what ib_post_send returned.
 int post(ib_qp *qp, ib_send_wr *wr);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -31,9 +32,9 @@ public:
 	u8 *at(size_t off) { return p_ + off; }
 	u64 addr(size_t off) const { return reinterpret_cast<uintptr_t>(p_ + off); }
 	size_t size() const { return size_; }
-	void fill(unsigned int seed)
+	void fill(unsigned int seed, size_t len = ~size_t(0))
 	{
-		for (size_t i = 0; i < size_; i++)
+		for (size_t i = 0; i < std::min(len, size_); i++)
 			p_[i] = static_cast<u8>(i * 7 + seed * 13 + 1);
 	}
 	void zero() { std::memset(p_, 0, size_); }

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Fixture for the READ/WRITE helper: a pool on the local QP, an arena for
+// local SG lists, and a remote buffer the peer exposes.
+#ifndef MRCORE_MIRROR_IO_FIXTURE_H
+#define MRCORE_MIRROR_IO_FIXTURE_H
+
+#include <string>
+#include <tuple>
+
+#include "fixture.h"
+
+#include "../../kunit/scenarios.h"
+
+namespace mirror {
+
+inline const sim::Profile &ProfileOf(mrcore_profile p)
+{
+	switch (p) {
+	case MRCORE_PROFILE_IWARP:
+		return sim::kIwarp;
+	case MRCORE_PROFILE_FMR:
+		return sim::kFmr;
+	default:
+		return sim::kRoce;
+	}
+}
+
+class IoTest : public MirrorTest {
+protected:
+	void SetUpIo(const sim::Profile &profile, u32 max_ctxs = 1,
+		     u32 max_pages = MRCORE_SHAPE_ARENA_PAGES + 1)
+	{
+		SetUpNodes(profile);
+		if (profile.fmr_max_pages) {
+			ASSERT_EQ(rdma_fmr_register(local_.hca->dev(), &sim::kFmrOps,
+						    profile.fmr_max_pages), 0);
+			fmr_ = true;
+		}
+		pool_ = rdma_io_pool_create(local_.qp, 1, max_ctxs, max_pages);
+		ASSERT_FALSE(IS_ERR(pool_));
+	}
+
+	void TearDown() override
+	{
+		if (pool_ && !IS_ERR(pool_))
+			rdma_io_pool_destroy(pool_);
+		if (remote_mr_)
+			peer_.hca->dereg_mr(remote_mr_);
+		if (fmr_)
+			rdma_fmr_unregister(local_.hca->dev());
+		MirrorTest::TearDown();
+	}
+
+	// The local SG list of a shape, over the arena.
+	void BuildShape(const mrcore_shape_desc &d, Sg *sg)
+	{
+		for (unsigned int i = 0; i < d.nents; i++)
+			sg->add(arena_, i * d.stride, i ? 0 : d.offset, d.length);
+	}
+
+	u64 ShapeBytes(const mrcore_shape_desc &d) const
+	{
+		return u64(d.nents) * d.length;
+	}
+
+	// The bytes of the arena the SG list covers, in order.
+	std::vector<u8> Gather(const mrcore_shape_desc &d)
+	{
+		std::vector<u8> v;
+		for (unsigned int i = 0; i < d.nents; i++) {
+			u8 *p = arena_.at(i * d.stride * PAGE_SIZE + (i ? 0 : d.offset));
+			v.insert(v.end(), p, p + d.length);
+		}
+		return v;
+	}
+
+	void ExposeRemote(u64 len)
+	{
+		remote_mr_ = peer_.hca->expose(peer_.pd, remote_.at(0), len,
+					       IB_ACCESS_REMOTE_READ |
+					       IB_ACCESS_REMOTE_WRITE |
+					       IB_ACCESS_LOCAL_WRITE);
+	}
+
+	u32 rkey() const { return remote_mr_->ibmr.rkey; }
+
+	// Run one I/O to completion; return the status of its last WR's
+	// completion.  A successful I/O completes once, signaled; a flushed
+	// one once per WR.
+	ib_wc_status RunIo(rdma_io_ctx *ctx, size_t completions = 1)
+	{
+		ib_cqe cqe{};
+		auto &cq = sim::completions(local_.qp);
+		size_t before = cq.size();
+
+		EXPECT_EQ(rdma_io_ctx_post(ctx, &cqe, nullptr), 0);
+		EXPECT_EQ(cq.size(), before + completions);
+		if (cq.size() != before + completions)
+			return IB_WC_GENERAL_ERR_FOR_TESTS;
+		EXPECT_EQ(cq.back().cqe, &cqe);
+		return cq.back().status;
+	}
+
+	Buffer arena_{MRCORE_SHAPE_ARENA_PAGES + 1};
+	Buffer remote_{MRCORE_SHAPE_ARENA_PAGES + 1};
+	sim::Mr *remote_mr_ = nullptr;
+	rdma_io_pool *pool_ = nullptr;
+	bool fmr_ = false;
+};
+
+} // namespace mirror
+
+#endif // MRCORE_MIRROR_IO_FIXTURE_H

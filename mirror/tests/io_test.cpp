@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// The READ/WRITE helper beyond the scenario table: pool exhaustion and its
+// fallback, flushed and failed I/O, the iWARP temporary sink MR, FMR batch
+// flushes, offsets, holes, bad input and the force knobs.
+#include "io_fixture.h"
+
+namespace mirror {
+namespace {
+
+ib_wc Wc(ib_wc_status st)
+{
+	ib_wc wc{};
+	wc.status = st;
+	return wc;
+}
+
+class IoBehaviourTest : public IoTest {
+protected:
+	// Init an I/O over @pages scattered pages of the arena, from @first.
+	int Init(rdma_io_ctx *ctx, Sg *sg, unsigned int pages, bool read,
+		 unsigned int first = 0)
+	{
+		for (unsigned int i = 0; i < pages; i++)
+			sg->add(arena_, first + 2 * i, 0, PAGE_SIZE);
+		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0,
+					remote_.addr(0), rkey(),
+					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	}
+
+	bool ReadLanded(unsigned int pages, unsigned int first = 0)
+	{
+		for (unsigned int i = 0; i < pages; i++)
+			if (std::memcmp(arena_.at((first + 2 * i) * PAGE_SIZE),
+					remote_.at(i * PAGE_SIZE), PAGE_SIZE))
+				return false;
+		return true;
+	}
+};
+
+TEST_F(IoBehaviourTest, DryPoolFallsBackToMultiread)
+{
+	SetUpIo(sim::kRoce, 1, 256);		// one MR of 256 pages
+	ExposeRemote(256 * PAGE_SIZE);
+	remote_.fill(3);
+	rdma_io_ctx a, b;
+	Sg sa, sb;
+	ASSERT_EQ(Init(&a, &sa, 256, true), 2);
+	EXPECT_STREQ(rdma_io_ctx_backend(&a), "frwr");
+	// The only MR is held by a: b goes without one, in 8 WRs of 32 SGEs.
+	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 8);
+	EXPECT_STREQ(rdma_io_ctx_backend(&b), "multiread");
+	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
+	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadLanded(256));
+	EXPECT_TRUE(ReadLanded(256, 1));
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&a, &ok);
+	rdma_io_ctx_destroy(&b, &ok);
+}
+
+TEST_F(IoBehaviourTest, DryPoolOnIwarpReadIsEagainWithNothingHeld)
+{
+	SetUpIo(sim::kIwarp, 1, 8);		// one MR
+	ExposeRemote(8 * PAGE_SIZE);
+	rdma_io_ctx a, b;
+	Sg sa, sb;
+	ASSERT_EQ(Init(&a, &sa, 8, true), 2);
+	long maps = sim::counters().dma_maps_live;
+	// An iWARP READ of 8 SGEs has no fallback: the sink needs an MR.
+	EXPECT_EQ(Init(&b, &sb, 8, true, 1), -EAGAIN);
+	EXPECT_EQ(sim::counters().dma_maps_live, maps);
+	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&a, &ok);
+	// The MR is back: the same I/O now goes through.
+	Sg sb2;
+	ASSERT_EQ(Init(&b, &sb2, 8, true, 1), 2);
+	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadLanded(8, 1));
+	rdma_io_ctx_destroy(&b, &ok);
+}
+
+// Rule 3 for the helper: the temporary sink MR's key dies with its READ.
+TEST_F(IoBehaviourTest, IwarpSinkKeyIsDeadOnceTheReadCompletes)
+{
+	SetUpIo(sim::kIwarp, 1, 8);
+	ExposeRemote(8 * PAGE_SIZE);
+	remote_.fill(5);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_EQ(Init(&ctx, &sg, 8, true), 2);
+	ASSERT_STREQ(rdma_io_ctx_backend(&ctx), "iwarp");
+	ASSERT_EQ(ctx.first->opcode, IB_WR_REG_MR);
+	auto *reg = reinterpret_cast<ib_reg_wr *>(ctx.first);
+	EXPECT_TRUE(reg->access & IB_ACCESS_REMOTE_WRITE);
+	EXPECT_FALSE(reg->access & IB_ACCESS_REMOTE_READ);
+	ASSERT_EQ(ctx.last->opcode, IB_WR_RDMA_READ_WITH_INV);
+	u32 sink_key = ctx.mrs[0]->key;
+	u64 sink_iova = ctx.mrs[0]->iova;
+	EXPECT_EQ(ctx.last->ex.invalidate_rkey, sink_key);
+
+	// While registered the sink takes remote writes (that is why it is
+	// temporary); once the READ completes the key is dead.
+	std::vector<u8> junk(64, 0xee);
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadLanded(8));
+	sim::Mr *hw = local_.hca->find_mr(sink_key);
+	ASSERT_NE(hw, nullptr);
+	EXPECT_FALSE(hw->valid);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, sink_iova, sink_key, junk.data(), 64),
+		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(ReadLanded(8)) << "the sink was not written";
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &ok);
+}
+
+TEST_F(IoBehaviourTest, IwarpWithoutReadWithInvChainsALocalInv)
+{
+	SetUpIo(sim::kIwarp, 1, 8);
+	local_.hca->dev()->no_read_inv = true;
+	ExposeRemote(8 * PAGE_SIZE);
+	remote_.fill(9);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_EQ(Init(&ctx, &sg, 8, true), 3);	// REG_MR, READ, LOCAL_INV
+	EXPECT_EQ(ctx.first->next->opcode, IB_WR_RDMA_READ);
+	EXPECT_EQ(ctx.last->opcode, IB_WR_LOCAL_INV);
+	u32 sink_key = ctx.mrs[0]->key;
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadLanded(8));
+	sim::Mr *sink = local_.hca->find_mr(sink_key);
+	ASSERT_NE(sink, nullptr);
+	EXPECT_FALSE(sink->valid) << "the sink's key outlived the READ";
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &ok);
+}
+
+// Rule 5: a flushed I/O leaks nothing and its MRs are not reused before
+// their keys are dead.
+TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
+{
+	SetUpIo(sim::kIwarp, 4, 8);		// four MRs
+	ExposeRemote(8 * PAGE_SIZE);
+	rdma_io_ctx ctx[4];
+	Sg sg[4];
+	std::vector<u32> keys;
+	for (int i = 0; i < 4; i++) {
+		ASSERT_EQ(Init(&ctx[i], &sg[i], 8, true, 20 * i), 2);
+		keys.push_back(ctx[i].mrs[0]->key);
+	}
+	// Two I/Os run, then the QP breaks: the others are flushed.
+	ASSERT_EQ(RunIo(&ctx[0]), IB_WC_SUCCESS);
+	ASSERT_EQ(RunIo(&ctx[1]), IB_WC_SUCCESS);
+	sim::set_qp_error(local_.qp);
+	// Flushed, every WR completes, unsignaled ones included.
+	EXPECT_EQ(RunIo(&ctx[2], 2), IB_WC_WR_FLUSH_ERR);
+	EXPECT_EQ(RunIo(&ctx[3], 2), IB_WC_WR_FLUSH_ERR);
+	ib_wc ok = Wc(IB_WC_SUCCESS), flush = Wc(IB_WC_WR_FLUSH_ERR);
+	rdma_io_ctx_destroy(&ctx[0], &ok);
+	rdma_io_ctx_destroy(&ctx[1], &ok);
+	rdma_io_ctx_destroy(&ctx[2], &flush);
+	rdma_io_ctx_destroy(&ctx[3], nullptr);	// completion never seen
+	EXPECT_EQ(pool_->nr_free, 2u) << "flushed MRs wait in quarantine";
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), 4u);
+	// The quarantined MRs got new device MRs: their old keys are gone.
+	for (int i = 2; i < 4; i++)
+		EXPECT_EQ(local_.hca->find_mr(keys[i]), nullptr);
+	EXPECT_EQ(local_.hca->live_mrs(), 4u + 1u);	// + the PD's DMA MR
+}
+
+TEST_F(IoBehaviourTest, RemoteAccessErrorQuarantinesTheMr)
+{
+	SetUpIo(sim::kRoce, 1, 300);
+	ExposeRemote(300 * PAGE_SIZE);
+	rdma_io_ctx ctx;
+	Sg sg2;
+	for (unsigned int i = 0; i < 256; i++)
+		sg2.add(arena_, 2 * i, 0, PAGE_SIZE);
+	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg2.get(), sg2.n(), 0,
+				   remote_.addr(0), rkey() + 1, DMA_TO_DEVICE), 2);
+	EXPECT_EQ(RunIo(&ctx), IB_WC_REM_ACCESS_ERR);
+	ib_wc err = Wc(IB_WC_REM_ACCESS_ERR);
+	rdma_io_ctx_destroy(&ctx, &err);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
+}
+
+TEST_F(IoBehaviourTest, FmrFlushesInBatchesAndNeverRemapsUnflushed)
+{
+	SetUpIo(sim::kFmr, 64, 32);		// 64 MRs of 256 pages
+	ExposeRemote(32 * PAGE_SIZE);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	for (int i = 0; i < 200; i++) {
+		rdma_io_ctx ctx;
+		Sg sg;
+		remote_.fill(i, 32 * PAGE_SIZE);
+		ASSERT_EQ(Init(&ctx, &sg, 32, true, i % 3), 1);
+		ASSERT_STREQ(rdma_io_ctx_backend(&ctx), "fmr");
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		ASSERT_TRUE(ReadLanded(32, i % 3)) << "I/O " << i;
+		rdma_io_ctx_destroy(&ctx, &ok);
+	}
+	// 200 released mappings, one unmap call per 32 of them.
+	EXPECT_EQ(sim::counters().fmr_remap_unflushed, 0);
+	EXPECT_EQ(rdma_fmr_flushes(local_.hca->dev()), 200u / 32);
+	EXPECT_EQ(sim::counters().fmr_unmap_calls, 200 / 32);
+}
+
+TEST_F(IoBehaviourTest, OffsetIntoTheFirstEntry)
+{
+	for (const sim::Profile *p : {&sim::kRoce, &sim::kIwarp}) {
+		SCOPED_TRACE(p->name);
+		SetUpIo(*p, 1, 64);
+		ExposeRemote(64 * PAGE_SIZE);
+		for (const char *force : {"multiread", "frwr"}) {
+			ASSERT_EQ(rdma_io_pool_force_backend(pool_, force), 0);
+			rdma_io_ctx ctx;
+			Sg sg;
+			sg.add(arena_, 0, 0, 3 * PAGE_SIZE);
+			arena_.fill(4);
+			int wrs = rdma_io_ctx_init(&ctx, pool_, sg.get(), 1, 1234,
+						   remote_.addr(0), rkey(),
+						   DMA_TO_DEVICE);
+			ASSERT_GT(wrs, 0) << force;
+			EXPECT_EQ(ctx.length, 3 * PAGE_SIZE - 1234);
+			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+			EXPECT_EQ(std::memcmp(remote_.at(0), arena_.at(1234),
+					      3 * PAGE_SIZE - 1234), 0) << force;
+			ib_wc ok = Wc(IB_WC_SUCCESS);
+			rdma_io_ctx_destroy(&ctx, &ok);
+		}
+		rdma_io_pool_destroy(pool_);
+		pool_ = nullptr;
+		peer_.hca->dereg_mr(remote_mr_);
+		remote_mr_ = nullptr;
+		mirror_module_exit();
+		module_loaded_ = false;
+	}
+}
+
+TEST_F(IoBehaviourTest, HolesStartNewMrs)
+{
+	SetUpIo(sim::kRoce, 3, 64);
+	ExposeRemote(64 * PAGE_SIZE);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	// page 0 from 100, page 1 (contiguous), page 5's first 500 bytes
+	// (page-aligned where they meet: no hole) | page 9 from 300: a hole,
+	// as page 5's run ends inside its page.  Two MRs.
+	Sg sg;
+	sg.add(arena_, 0, 100, PAGE_SIZE - 100);
+	sg.add(arena_, 1, 0, PAGE_SIZE);
+	sg.add(arena_, 5, 0, 500);
+	sg.add(arena_, 9, 300, 200);
+	remote_.fill(2);
+	rdma_io_ctx ctx;
+	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+				   remote_.addr(0), rkey(), DMA_FROM_DEVICE), 4);
+	EXPECT_EQ(ctx.nr_mrs, 2u);
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	u64 off = 0;
+	for (auto [page, start, len] : {std::tuple{0, 100, 2 * PAGE_SIZE - 100},
+					std::tuple{5, 0, 500ul},
+					std::tuple{9, 300, 200ul}}) {
+		EXPECT_EQ(std::memcmp(arena_.at(page * PAGE_SIZE + start),
+				      remote_.at(off), len), 0);
+		off += len;
+	}
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &ok);
+}
+
+TEST_F(IoBehaviourTest, BadInputIsRefusedWithNothingHeld)
+{
+	SetUpIo(sim::kIwarp, 1, 16);
+	ExposeRemote(16 * PAGE_SIZE);
+	rdma_io_ctx ctx;
+	Sg sg;
+	for (unsigned int i = 0; i < 8; i++)
+		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+	u64 ra = remote_.addr(0);
+	EXPECT_EQ(rdma_io_ctx_init(nullptr, pool_, sg.get(), 8, 0, ra, rkey(),
+				   DMA_FROM_DEVICE), -EINVAL);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, nullptr, sg.get(), 8, 0, ra, rkey(),
+				   DMA_FROM_DEVICE), -EINVAL);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, nullptr, 8, 0, ra, rkey(),
+				   DMA_FROM_DEVICE), -EINVAL);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 0, 0, ra, rkey(),
+				   DMA_FROM_DEVICE), -EINVAL);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, 0, ra, rkey(),
+				   DMA_BIDIRECTIONAL), -EINVAL);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, PAGE_SIZE, ra,
+				   rkey(), DMA_FROM_DEVICE), -EINVAL);
+	// Forced backends that cannot move the I/O, and names that are none.
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "multiread"), 0);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, 0, ra, rkey(),
+				   DMA_FROM_DEVICE), -EOPNOTSUPP);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "fmr"), 0);
+	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, 0, ra, rkey(),
+				   DMA_TO_DEVICE), -EOPNOTSUPP);
+	EXPECT_EQ(rdma_io_pool_force_backend(pool_, "a-name-far-too-long"),
+		  -EINVAL);
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+	EXPECT_EQ(pool_->nr_free, pool_->nr_total);
+	EXPECT_EQ(PTR_ERR(rdma_io_pool_create(nullptr, 1, 1, 1)), -EINVAL);
+	EXPECT_EQ(PTR_ERR(rdma_io_pool_create(local_.qp, 1, 0, 1)), -EINVAL);
+	EXPECT_EQ(PTR_ERR(rdma_io_pool_create(local_.qp, 1, 1, 0)), -EINVAL);
+}
+
+TEST_F(IoBehaviourTest, DebugfsKnobForcesEveryPool)
+{
+	SetUpIo(sim::kRoce, 1, 16);
+	ExposeRemote(16 * PAGE_SIZE);
+	const file_operations *fops = mirror_debugfs_fops("force_backend");
+	ASSERT_NE(fops, nullptr);
+	const char frwr[] = "frwr\n";
+	loff_t pos = 0;
+	ASSERT_EQ(fops->write(nullptr, frwr, sizeof(frwr) - 1, &pos),
+		  ssize_t(sizeof(frwr) - 1));
+	char back[32] = {};
+	pos = 0;
+	ASSERT_EQ(fops->read(nullptr, back, sizeof(back), &pos), 5);
+	EXPECT_STREQ(back, "frwr\n");
+
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_EQ(Init(&ctx, &sg, 1, false), 2);
+	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "frwr");
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &ok);
+
+	// A pool's own setting wins over the knob; clearing both restores
+	// the cost model.
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "multiread"), 0);
+	Sg sg2;
+	ASSERT_EQ(Init(&ctx, &sg2, 1, false), 1);
+	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "multiread");
+	RunIo(&ctx);
+	rdma_io_ctx_destroy(&ctx, &ok);
+	const char empty[] = "\n";
+	pos = 0;
+	fops->write(nullptr, empty, 1, &pos);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, nullptr), 0);
+	Sg sg3;
+	ASSERT_EQ(Init(&ctx, &sg3, 1, false), 1);
+	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "multiread");
+	RunIo(&ctx);
+	rdma_io_ctx_destroy(&ctx, &ok);
+}
+
+TEST_F(IoBehaviourTest, QpSizingHelpers)
+{
+	SetUpIo(sim::kIwarp, 1, 8);
+	ib_device *dev = local_.hca->dev();
+	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 256), 1u);
+	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 257), 2u);
+	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 1024), 4u);
+	// By MRs 3 * 4 = 12; by WRs of one SGE 1025: the larger.
+	EXPECT_EQ(rdma_io_send_wrs_per_ctx(dev, 1, 1024), 1025u);
+}
+
+} // namespace
+} // namespace mirror
