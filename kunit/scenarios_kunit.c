@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite mrcore_scenarios: every row of scenarios.h on a fake device of
+ * the row's profile.  The fake device posts nothing, so each case checks
+ * the plan and the WR chain itself: the backend, the WR and MR counts on a
+ * fresh pool and in the steady state, that the RDMA WRs' SGEs cover the
+ * I/O's bytes in order with contiguous remote addresses, and that every
+ * MR-based RDMA WR uses the key its registration just set.
+ */
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "fake_dev.h"
+
+static void scenario_desc(const struct mrcore_scenario *row, char *desc)
+{
+	static const char * const names[] = {
+		[MRCORE_PROFILE_ROCE] = "roce",
+		[MRCORE_PROFILE_IWARP] = "iwarp",
+		[MRCORE_PROFILE_FMR] = "fmr",
+	};
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s",
+		 names[row->profile], row->read ? "read" : "write",
+		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
+		 row->force ? row->force : "");
+}
+
+KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
+
+/* The DMA (= kernel virtual) address of byte @off of a shape's SG list. */
+static u64 shape_addr(const struct mrcore_shape_desc *d, u8 *arena, u64 off)
+{
+	u64 entry = div64_u64(off, d->length);
+	u64 in = off - entry * d->length;
+
+	return (uintptr_t)arena + entry * d->stride * PAGE_SIZE +
+	       (entry ? 0 : d->offset) + in;
+}
+
+static void check_chain(struct kunit *test, struct rdma_io_ctx *ctx,
+			const struct mrcore_shape_desc *d, u8 *arena,
+			u32 local_dma_lkey)
+{
+	struct ib_send_wr *wr;
+	u32 last_reg_key = 0;
+	bool have_reg = false;
+	u64 done = 0;
+	u32 n = 0;
+
+	for (wr = ctx->first; wr; wr = wr->next) {
+		struct ib_rdma_wr *rdma;
+		int i;
+
+		n++;
+		KUNIT_ASSERT_LE(test, n, ctx->nr_wrs);
+		if (wr->opcode == IB_WR_REG_MR) {
+			last_reg_key = container_of(wr, struct ib_reg_wr, wr)->key;
+			have_reg = true;
+			continue;
+		}
+		if (wr->opcode == IB_WR_LOCAL_INV)
+			continue;
+
+		rdma = container_of(wr, struct ib_rdma_wr, wr);
+		KUNIT_EXPECT_EQ(test, rdma->remote_addr, 0x10000ull + done);
+		KUNIT_EXPECT_EQ(test, rdma->rkey, 0x1234u);
+		for (i = 0; i < wr->num_sge; i++) {
+			struct ib_sge *sge = &wr->sg_list[i];
+
+			KUNIT_EXPECT_EQ(test, sge->addr,
+					shape_addr(d, arena, done));
+			KUNIT_EXPECT_EQ(test, sge->lkey,
+					have_reg ? last_reg_key : local_dma_lkey);
+			done += sge->length;
+		}
+		if (wr == ctx->last)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, n, ctx->nr_wrs);
+	KUNIT_EXPECT_EQ(test, done, ctx->length);
+}
+
+static void scenario_test(struct kunit *test)
+{
+	const struct mrcore_scenario *row = test->param_value;
+	const struct mrcore_shape_desc *d = &mrcore_shapes[row->shape];
+	struct ib_wc wc = { .status = IB_WC_SUCCESS };
+	struct rdma_io_pool *pool;
+	struct scatterlist *sgl;
+	struct rdma_io_ctx ctx;
+	struct fake_dev *fd;
+	u32 mr_pages, round, i;
+	u8 *arena;
+	int wrs;
+
+	fd = fake_dev_create(test, row->profile);
+	mr_pages = row->profile == MRCORE_PROFILE_ROCE ? 512 : 256;
+	/* Exactly the MRs the row needs: the second round reuses them all. */
+	pool = rdma_io_pool_create(&fd->qp, 1, 1, max(1u, row->mrs) * mr_pages);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	if (row->force)
+		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, row->force));
+
+	arena = fake_arena_alloc(test, MRCORE_SHAPE_ARENA_PAGES + 1);
+	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sgl);
+	sg_init_table(sgl, d->nents);
+	for (i = 0; i < d->nents; i++)
+		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
+			   (i ? 0 : d->offset), d->length);
+
+	for (round = 0; round < 2; round++) {
+		bool lazy = round && !strcmp(row->backend, "frwr");
+
+		wrs = rdma_io_ctx_init(&ctx, pool, sgl, d->nents, 0, 0x10000,
+				       0x1234, row->read ? DMA_FROM_DEVICE :
+							   DMA_TO_DEVICE);
+		KUNIT_ASSERT_GT(test, wrs, 0);
+		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), row->backend);
+		KUNIT_EXPECT_EQ(test, ctx.nr_mrs, row->mrs);
+		/* Steady state: each reused FRWR MR kills its last key. */
+		KUNIT_EXPECT_EQ(test, (u32)wrs, row->wrs + (lazy ? row->mrs : 0));
+		KUNIT_EXPECT_EQ(test, ctx.length, (u64)d->nents * d->length);
+		check_chain(test, &ctx, d, arena, fd->pd.local_dma_lkey);
+		rdma_io_ctx_destroy(&ctx, &wc);
+	}
+	KUNIT_EXPECT_EQ(test, fd->fmr_remap_unflushed, 0u);
+	rdma_io_pool_destroy(pool);
+	KUNIT_EXPECT_EQ(test, fd->frees, fd->allocs);
+}
+
+static struct kunit_case mrcore_scenario_cases[] = {
+	KUNIT_CASE_PARAM(scenario_test, scenario_gen_params),
+	{}
+};
+
+static struct kunit_suite mrcore_scenarios_suite = {
+	.name = "mrcore_scenarios",
+	.test_cases = mrcore_scenario_cases,
+};
+
+kunit_test_suite(mrcore_scenarios_suite);
