@@ -5,6 +5,8 @@
  *   force_backend   read/write: the backend every I/O must use ("" for the
  *                   cost model's choice); the same buffer as the module
  *                   parameter force_backend.
+ *   fault/<point>   read "skip times hits", write "skip times": fault
+ *                   injection (core/fault.c); "0 0" disarms.
  */
 #include "mrcore_internal.h"
 
@@ -42,6 +44,46 @@ static const struct file_operations force_backend_fops = {
 	.llseek = default_llseek,
 };
 
+static ssize_t fault_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	enum mrcore_fault_point point =
+		(uintptr_t)file_inode(file)->i_private;
+	int skip, times, hits, len;
+	char buf[48];
+
+	mrcore_fault_state(point, &skip, &times, &hits);
+	len = scnprintf(buf, sizeof(buf), "%d %d %d\n", skip, times, hits);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t fault_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	enum mrcore_fault_point point =
+		(uintptr_t)file_inode(file)->i_private;
+	u32 skip, times;
+	char buf[32];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %u", &skip, &times) != 2)
+		return -EINVAL;
+	ret = rdma_mrcore_fault_arm(mrcore_fault_name(point), skip, times);
+	return ret ? ret : count;
+}
+
+static const struct file_operations fault_fops = {
+	.owner = THIS_MODULE,
+	.read = fault_read,
+	.write = fault_write,
+	.llseek = default_llseek,
+};
+
 /**
  * mrcore_debugfs_init() - create the module's debugfs files
  *
@@ -51,9 +93,16 @@ static const struct file_operations force_backend_fops = {
  */
 void mrcore_debugfs_init(void)
 {
+	struct dentry *faults;
+	uintptr_t i;
+
 	mrcore_debugfs_dir = debugfs_create_dir("rdma_mrcore", NULL);
 	debugfs_create_file("force_backend", 0600, mrcore_debugfs_dir, NULL,
 			    &force_backend_fops);
+	faults = debugfs_create_dir("fault", mrcore_debugfs_dir);
+	for (i = 0; i < MRCORE_FAULT_NR; i++)
+		debugfs_create_file(mrcore_fault_name(i), 0600, faults,
+				    (void *)i, &fault_fops);
 }
 
 /**

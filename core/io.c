@@ -296,7 +296,8 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->remote_addr = remote_addr;
 	ctx->rkey = rkey;
 
-	ctx->dma_nents = ib_dma_map_sg(pool->dev, sg, sg_cnt, dir);
+	ctx->dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
+			 ib_dma_map_sg(pool->dev, sg, sg_cnt, dir);
 	if (!ctx->dma_nents)
 		return -ENOMEM;
 	ret = mrcore_sg_shape(sg, sg_offset, ctx->dma_nents, &shape);
@@ -364,8 +365,11 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_wrs);
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
-	return ib_post_send(ctx->pool->qp, rdma_io_ctx_wrs(ctx, cqe, chain_wr),
-			    NULL);
+	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
+
+	if (mrcore_should_fail(MRCORE_FAULT_POST_SEND))
+		return -ENOMEM;
+	return ib_post_send(ctx->pool->qp, first, NULL);
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
 

@@ -53,7 +53,8 @@ struct rdma_mr *rdma_create_mr(struct ib_pd *pd, u32 max_pages,
 	mr->state = RDMA_MR_FREE;
 	mr->max_pages = max_pages;
 
-	ret = ops->mr_init(mr);
+	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
+	      ops->mr_init(mr);
 	if (ret)
 		goto free_mr;
 	return mr;
@@ -170,7 +171,8 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	if (sg_nents > mr->max_pages)
 		return -E2BIG;
 
-	dma_nents = ib_dma_map_sg(dev, sg, sg_nents, access->dir);
+	dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
+		    ib_dma_map_sg(dev, sg, sg_nents, access->dir);
 	if (!dma_nents)
 		return -ENOMEM;
 
@@ -390,16 +392,25 @@ EXPORT_SYMBOL_GPL(rdma_unmap_mr);
  * mapping belongs to the I/O context.
  *
  * Context: Process context; may sleep.
- * Return: 0 with @mr free and reusable, or the backend's error from
- * allocating the new device MR (the caller then destroys @mr).
+ * Return: 0 with @mr free and reusable; or the backend's error from
+ * allocating the new device MR, in which case @mr has been freed.
  */
 int mrcore_mr_recycle(struct rdma_mr *mr)
 {
-	mr->ops->mr_release(mr);
+	const struct rdma_mr_backend_ops *ops = mr->ops;
+	int ret;
+
+	ops->mr_release(mr);
 	mr->sg = NULL;
 	mr->dma_owned = false;
 	mr->state = RDMA_MR_FREE;
-	return mr->ops->mr_init(mr);
+	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
+	      ops->mr_init(mr);
+	if (ret) {
+		kfree(mr);
+		mrcore_backend_put(ops);
+	}
+	return ret;
 }
 
 /**

@@ -11,7 +11,9 @@
 
 #include <linux/bug.h>
 #include <linux/debugfs.h>
+#include <linux/atomic.h>
 #include <linux/err.h>
+#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>

@@ -121,6 +121,36 @@ const struct rdma_mr_backend_ops *
 mrcore_backend_choose_io(const struct rdma_io_ctx *ctx, const char *forced,
 			 struct rdma_io_plan *plan);
 
+/**
+ * enum mrcore_fault_point - where a device failure can be injected
+ * @MRCORE_FAULT_POST_SEND: rdma_io_ctx_post()'s ib_post_send().
+ * @MRCORE_FAULT_MR_ALLOC: a backend's device MR allocation.
+ * @MRCORE_FAULT_MAP_SHORT: ib_map_mr_sg() mapping fewer bytes than asked.
+ * @MRCORE_FAULT_DMA_MAP: ib_dma_map_sg().
+ * @MRCORE_FAULT_POOL_EMPTY: the MR pool having no free MR.
+ * @MRCORE_FAULT_NR: number of points.
+ */
+enum mrcore_fault_point {
+	MRCORE_FAULT_POST_SEND,
+	MRCORE_FAULT_MR_ALLOC,
+	MRCORE_FAULT_MAP_SHORT,
+	MRCORE_FAULT_DMA_MAP,
+	MRCORE_FAULT_POOL_EMPTY,
+	MRCORE_FAULT_NR,
+};
+
+DECLARE_STATIC_KEY_FALSE(mrcore_fault_key);
+bool __mrcore_should_fail(enum mrcore_fault_point point);
+const char *mrcore_fault_name(enum mrcore_fault_point point);
+void mrcore_fault_state(enum mrcore_fault_point point, int *skip, int *times,
+			int *hits);
+
+static inline bool mrcore_should_fail(enum mrcore_fault_point point)
+{
+	return static_branch_unlikely(&mrcore_fault_key) &&
+	       __mrcore_should_fail(point);
+}
+
 void mrcore_debugfs_init(void);
 void mrcore_debugfs_exit(void);
 

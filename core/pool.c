@@ -84,9 +84,7 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		spin_unlock_irqrestore(&pool->lock, flags);
 
 		if (mrcore_mr_recycle(mr)) {
-			/* No new device MR: the pool shrinks by one. */
-			mr->pool = NULL;
-			rdma_destroy_mr(mr);
+			/* No new device MR: the MR is gone, the pool shrinks. */
 			spin_lock_irqsave(&pool->lock, flags);
 			pool->nr_total--;
 			continue;
@@ -255,7 +253,7 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 	u32 i;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	if (pool->nr_free < n) {
+	if (pool->nr_free < n || mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY)) {
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return -EAGAIN;
 	}

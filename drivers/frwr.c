@@ -66,7 +66,8 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, &offset, PAGE_SIZE);
 	if (n < 0)
 		return n;
-	if (ibmr->length != mr->length)
+	if (ibmr->length != mr->length ||
+	    mrcore_should_fail(MRCORE_FAULT_MAP_SHORT))
 		return -EIO;
 
 	/*

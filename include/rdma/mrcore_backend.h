@@ -158,6 +158,10 @@ struct rdma_mr_backend_ops {
 int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops);
 void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops);
 
+/* Fault injection, for tests (core/fault.c). */
+int rdma_mrcore_fault_arm(const char *name, u32 skip, u32 times);
+int rdma_mrcore_fault_hits(const char *name);
+
 /* Helpers for backends that build I/O. */
 struct ib_device *rdma_io_pool_device(const struct rdma_io_pool *pool);
 struct ib_pd *rdma_io_pool_pd(const struct rdma_io_pool *pool);

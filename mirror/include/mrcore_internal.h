@@ -205,11 +205,41 @@ struct work_struct {
 bool schedule_work(struct work_struct *work);
 bool flush_work(struct work_struct *work);
 
+/* Atomics and static keys: single-threaded, so plain integers. */
+typedef struct {
+	int counter;
+} atomic_t;
+#define atomic_read(v)		((v)->counter)
+#define atomic_set(v, i)	((v)->counter = (i))
+#define atomic_inc(v)		((v)->counter++)
+static inline int atomic_dec_if_positive(atomic_t *v)
+{
+	int dec = v->counter - 1;
+
+	if (dec >= 0)
+		v->counter = dec;
+	return dec;
+}
+struct static_key_false {
+	bool enabled;
+};
+#define DEFINE_STATIC_KEY_FALSE(name)	struct static_key_false name = { false }
+#define DECLARE_STATIC_KEY_FALSE(name)	extern struct static_key_false name
+#define static_branch_unlikely(k)	((k)->enabled)
+#define static_branch_enable(k)		((k)->enabled = true)
+#define static_branch_disable(k)	((k)->enabled = false)
+
 /* Module parameters and debugfs: present, and inert. */
 #define module_param_string(name, string, len, perm) MIRROR_DECL(param_##name)
 #define MODULE_PARM_DESC(name, desc)	MIRROR_DECL(parm_desc_##name)
 #define __user
-struct file;
+struct inode {
+	void *i_private;
+};
+struct file {
+	struct inode *inode;
+};
+#define file_inode(f)	((f)->inode)
 struct dentry;
 struct file_operations {
 	struct module *owner;
@@ -229,6 +259,7 @@ unsigned long copy_from_user(void *to, const void __user *from,
 ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
 				const void *from, size_t available);
 const struct file_operations *mirror_debugfs_fops(const char *name);
+void *mirror_debugfs_data(const char *name);
 
 /* Scatterlists: a flat array whose last entry is marked. */
 struct scatterlist {

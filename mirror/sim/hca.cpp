@@ -617,9 +617,10 @@ extern "C" bool flush_work(struct work_struct *work)
 }
 
 namespace {
-std::map<std::string, const file_operations *> &debugfs_files()
+std::map<std::string, std::pair<const file_operations *, void *>> &
+debugfs_files()
 {
-	static std::map<std::string, const file_operations *> m;
+	static std::map<std::string, std::pair<const file_operations *, void *>> m;
 	return m;
 }
 } // namespace
@@ -635,7 +636,7 @@ extern "C" struct dentry *debugfs_create_file(const char *name,
 					      struct dentry *parent, void *data,
 					      const struct file_operations *fops)
 {
-	debugfs_files()[name] = fops;
+	debugfs_files()[name] = {fops, data};
 	return nullptr;
 }
 
@@ -648,7 +649,14 @@ extern "C" const struct file_operations *mirror_debugfs_fops(const char *name)
 {
 	auto it = debugfs_files().find(name);
 
-	return it == debugfs_files().end() ? nullptr : it->second;
+	return it == debugfs_files().end() ? nullptr : it->second.first;
+}
+
+extern "C" void *mirror_debugfs_data(const char *name)
+{
+	auto it = debugfs_files().find(name);
+
+	return it == debugfs_files().end() ? nullptr : it->second.second;
 }
 
 extern "C" loff_t default_llseek(struct file *f, loff_t off, int whence)

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Every row of kunit/fault_cases.h: the caller gets the documented error,
+// nothing is left behind, and the same operation then works, data verified.
+#include "io_fixture.h"
+
+#include "../../kunit/fault_cases.h"
+
+namespace mirror {
+namespace {
+
+class FaultTest : public IoTest,
+		  public ::testing::WithParamInterface<mrcore_fault_case> {
+protected:
+	void SetUp() override
+	{
+		SetUpIo(ProfileOf(GetParam().profile), 1, 600);
+		ExposeRemote(600 * PAGE_SIZE);
+	}
+
+	void TearDown() override
+	{
+		rdma_mrcore_fault_arm(GetParam().point, 0, 0);
+		IoTest::TearDown();
+	}
+
+	void Arm()
+	{
+		ASSERT_EQ(rdma_mrcore_fault_arm(GetParam().point, GetParam().skip,
+						1), 0);
+	}
+
+	int MapRkey(rdma_mr *mr, Sg *sg, u32 *rkey, u64 *iova)
+	{
+		ib_send_wr *chain = nullptr;
+		int ret = rdma_map_sg_rkey(rkey, iova, mr, sg->get(), sg->n(),
+					   RDMA_MR_REMOTE_READ, &chain);
+		if (!ret && chain)
+			Post(local_.qp, chain);
+		return ret;
+	}
+
+	int InitIo(rdma_io_ctx *ctx, Sg *sg)
+	{
+		const mrcore_fault_case &c = GetParam();
+
+		for (unsigned int i = 0; i < c.pages; i++)
+			sg->add(arena_, (2 * i) % MRCORE_SHAPE_ARENA_PAGES +
+					(2 * i >= MRCORE_SHAPE_ARENA_PAGES), 0,
+				PAGE_SIZE);
+		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0,
+					remote_.addr(0), rkey(),
+					c.read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	}
+
+	// One complete I/O, data verified.
+	void IoWorks()
+	{
+		const mrcore_fault_case &c = GetParam();
+		rdma_io_ctx ctx;
+		Sg sg;
+
+		remote_.fill(11, c.pages * PAGE_SIZE);
+		arena_.fill(12);
+		ASSERT_GT(InitIo(&ctx, &sg), 0);
+		std::vector<u8> want(c.pages * PAGE_SIZE);
+		for (unsigned int i = 0; i < c.pages; i++)
+			std::memcpy(&want[i * PAGE_SIZE],
+				    c.read ? remote_.at(i * PAGE_SIZE) :
+					     static_cast<u8 *>(sg.get()[i].buf),
+				    PAGE_SIZE);
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		for (unsigned int i = 0; i < c.pages; i++)
+			ASSERT_EQ(std::memcmp(&want[i * PAGE_SIZE],
+					      c.read ? static_cast<u8 *>(sg.get()[i].buf) :
+						       remote_.at(i * PAGE_SIZE),
+					      PAGE_SIZE), 0) << "page " << i;
+		ib_wc ok{};
+		rdma_io_ctx_destroy(&ctx, &ok);
+	}
+};
+
+TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
+{
+	const mrcore_fault_case &c = GetParam();
+	long maps = sim::counters().dma_maps_live;
+	long mrs = sim::counters().mrs_live;
+
+	switch (c.op) {
+	case FAULT_OP_MAP_RKEY: {
+		rdma_mr *mr = rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_RKEY);
+		ASSERT_FALSE(IS_ERR(mr));
+		Sg sg;
+		sg.add(arena_, 0, 0, c.pages * PAGE_SIZE);
+		u32 key;
+		u64 iova;
+		Arm();
+		EXPECT_EQ(MapRkey(mr, &sg, &key, &iova), c.expect);
+		EXPECT_EQ(sim::counters().dma_maps_live, maps);
+		EXPECT_EQ(rdma_mr_length(mr), 0u);
+		ASSERT_EQ(MapRkey(mr, &sg, &key, &iova), 0);
+		std::vector<u8> got(c.pages * PAGE_SIZE);
+		ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, got.data(),
+				   got.size()), IB_WC_SUCCESS);
+		EXPECT_EQ(std::memcmp(got.data(), arena_.at(0), got.size()), 0);
+		ib_send_wr *inv = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);
+		Post(local_.qp, inv);
+		ASSERT_EQ(rdma_unmap_mr(mr), 0);
+		rdma_destroy_mr(mr);
+		break;
+	}
+	case FAULT_OP_CREATE_MR: {
+		Arm();
+		EXPECT_EQ(PTR_ERR(rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_LKEY)),
+			  c.expect);
+		EXPECT_EQ(sim::counters().mrs_live, mrs);
+		rdma_mr *mr = rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_LKEY);
+		ASSERT_FALSE(IS_ERR(mr));
+		rdma_destroy_mr(mr);
+		break;
+	}
+	case FAULT_OP_POOL_CREATE: {
+		Arm();
+		EXPECT_EQ(PTR_ERR(rdma_io_pool_create(local_.qp, 1, 4, 512)),
+			  c.expect);
+		EXPECT_EQ(sim::counters().mrs_live, mrs);
+		rdma_io_pool *p = rdma_io_pool_create(local_.qp, 1, 4, 512);
+		ASSERT_FALSE(IS_ERR(p));
+		rdma_io_pool_destroy(p);
+		break;
+	}
+	case FAULT_OP_IO_INIT: {
+		rdma_io_ctx ctx;
+		Sg sg;
+		Arm();
+		int ret = InitIo(&ctx, &sg);
+		ASSERT_EQ(ret, c.expect);
+		if (ret > 0) {
+			EXPECT_STREQ(rdma_io_ctx_backend(&ctx), c.backend);
+			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+			ib_wc ok{};
+			rdma_io_ctx_destroy(&ctx, &ok);
+		}
+		EXPECT_EQ(sim::counters().dma_maps_live, maps);
+		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
+		IoWorks();
+		break;
+	}
+	case FAULT_OP_IO_POST: {
+		rdma_io_ctx ctx;
+		Sg sg;
+		ASSERT_GT(InitIo(&ctx, &sg), 0);
+		Arm();
+		ib_cqe cqe{};
+		EXPECT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), c.expect);
+		EXPECT_TRUE(sim::completions(local_.qp).empty());
+		rdma_io_ctx_destroy(&ctx, nullptr);
+		EXPECT_EQ(sim::counters().dma_maps_live, maps);
+		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
+		IoWorks();
+		break;
+	}
+	}
+	EXPECT_EQ(rdma_mrcore_fault_hits(c.point), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, FaultTest, ::testing::ValuesIn(mrcore_fault_cases),
+			 [](const auto &info) {
+				 std::string s = info.param.name;
+				 for (char &ch : s)
+					 if (!isalnum(static_cast<unsigned char>(ch)))
+						 ch = '_';
+				 return s;
+			 });
+
+// Recycling a quarantined MR can fail too: the pool shrinks, nothing leaks.
+TEST_F(IoTest, FailedRecycleShrinksThePool)
+{
+	SetUpIo(sim::kRoce, 2, 512);
+	ExposeRemote(256 * PAGE_SIZE);
+	ASSERT_EQ(pool_->nr_total, 2u);
+	rdma_io_ctx ctx;
+	Sg sg;
+	for (unsigned int i = 0; i < 256; i++)
+		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+				   remote_.addr(0), rkey(), DMA_TO_DEVICE), 2);
+	rdma_io_ctx_destroy(&ctx, nullptr);
+	ASSERT_EQ(rdma_mrcore_fault_arm("mr_alloc", 0, 1), 0);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
+	EXPECT_EQ(pool_->nr_total, 1u);
+	EXPECT_EQ(rdma_mrcore_fault_hits("mr_alloc"), 1);
+	rdma_mrcore_fault_arm("mr_alloc", 0, 0);
+}
+
+TEST_F(IoTest, FaultKnobsThroughDebugfs)
+{
+	SetUpIo(sim::kRoce);
+	const file_operations *fops = mirror_debugfs_fops("dma_map");
+	ASSERT_NE(fops, nullptr);
+	inode ino{mirror_debugfs_data("dma_map")};
+	file f{&ino};
+	loff_t pos = 0;
+	const char arm[] = "1 2";
+	ASSERT_EQ(fops->write(&f, arm, sizeof(arm) - 1, &pos), 3);
+	char buf[32] = {};
+	pos = 0;
+	ASSERT_GT(fops->read(&f, buf, sizeof(buf), &pos), 0);
+	EXPECT_STREQ(buf, "1 2 0\n");
+	EXPECT_EQ(fops->write(&f, "x", 1, &pos), -EINVAL);
+	ASSERT_EQ(rdma_mrcore_fault_arm("dma_map", 0, 0), 0);
+	EXPECT_EQ(rdma_mrcore_fault_arm("no_such_point", 0, 1), -EINVAL);
+}
+
+} // namespace
+} // namespace mirror
