@@ -24,7 +24,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
-	checkpatch kernel-doc docs format-check dkms-check
+	checkpatch kernel-doc docs format-check dkms-check fuzz soak
 
 all: modules
 
@@ -69,3 +69,9 @@ format-check:
 
 dkms-check:
 	@scripts/dkms-check.sh
+
+fuzz:
+	@scripts/fuzz.sh --long
+
+soak:
+	@scripts/soak.sh --long

@@ -22,6 +22,8 @@ steps=(
 	"docs|scripts/docs.sh"
 	"dkms|scripts/dkms-check.sh"
 	"mirror|scripts/mirror.sh"
+	"fuzz|scripts/fuzz.sh"
+	"soak|scripts/soak.sh"
 	"kunit|scripts/kunit.sh"
 )
 
