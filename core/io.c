@@ -231,13 +231,12 @@ free_wrs:
 EXPORT_SYMBOL_GPL(rdma_io_build_registered);
 
 /* Pool ran dry: several READ/WRITE WRs instead, where the transport allows. */
-static int mrcore_io_fallback(struct rdma_io_ctx *ctx)
+static int mrcore_io_fallback(struct rdma_io_ctx *ctx, struct rdma_io_plan *plan)
 {
-	struct rdma_io_plan plan;
 	int ret;
 
 	if (ctx->backend == &mrcore_multiread_ops ||
-	    mrcore_multiread_ops.io_plan(ctx, &plan))
+	    mrcore_multiread_ops.io_plan(ctx, plan))
 		return -EAGAIN;
 	if (!try_module_get(mrcore_multiread_ops.owner))
 		return -EAGAIN;
@@ -315,9 +314,10 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 
 	ret = ctx->backend->io_build(ctx);
 	if (ret == -EAGAIN && !forced[0])
-		ret = mrcore_io_fallback(ctx);
+		ret = mrcore_io_fallback(ctx, &plan);
 	if (ret)
 		goto put_backend;
+	trace_mrcore_io_init(ctx, forced, &plan);
 	return ctx->nr_wrs;
 
 put_backend:
@@ -366,10 +366,12 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
+	int ret;
 
-	if (mrcore_should_fail(MRCORE_FAULT_POST_SEND))
-		return -ENOMEM;
-	return ib_post_send(ctx->pool->qp, first, NULL);
+	ret = mrcore_should_fail(MRCORE_FAULT_POST_SEND) ? -ENOMEM :
+	      ib_post_send(ctx->pool->qp, first, NULL);
+	trace_mrcore_io_post(ctx, ret);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
 
@@ -393,6 +395,7 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	bool ok = wc && wc->status == IB_WC_SUCCESS;
 	u32 i;
 
+	trace_mrcore_io_done(ctx, ok);
 	if (ctx->backend->io_done)
 		ctx->backend->io_done(ctx, ok);
 	for (i = 0; i < ctx->nr_mrs; i++) {

@@ -152,6 +152,7 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 	if (ret)
 		return ret;
 	mr->state = RDMA_MR_MAPPED;
+	trace_mrcore_map(mr);
 	return 0;
 }
 
@@ -322,6 +323,7 @@ int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 	if (ret)
 		return ret;
 	mr->state = RDMA_MR_INVALID;
+	trace_mrcore_invalidate_local(mr);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rdma_invalidate_mr);
@@ -342,6 +344,7 @@ int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
 	if (!mr || mr->state != RDMA_MR_MAPPED || rkey != mr->key)
 		return -EINVAL;
 	mr->state = RDMA_MR_INVALID;
+	trace_mrcore_invalidate_remote(mr);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rdma_mr_remote_invalidated);
@@ -364,6 +367,7 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 	if (!mr)
 		return -EINVAL;
 
+	trace_mrcore_unmap(mr);
 	switch (mr->state) {
 	case RDMA_MR_MAPPED:
 		if (mrcore_access_is_remote(mr->access))

@@ -32,5 +32,6 @@
 #include <rdma/mrcore_backend.h>
 
 #include "mrcore_priv.h"
+#include "mrcore_trace.h"
 
 #endif /* _MRCORE_INTERNAL_H */

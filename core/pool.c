@@ -254,7 +254,10 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (pool->nr_free < n || mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY)) {
+		u32 free = pool->nr_free;
+
 		spin_unlock_irqrestore(&pool->lock, flags);
+		trace_mrcore_pool_exhausted(n, free);
 		return -EAGAIN;
 	}
 	for (i = 0; i < n; i++) {

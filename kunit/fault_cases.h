@@ -9,7 +9,7 @@
 #ifndef _MRCORE_FAULT_CASES_H
 #define _MRCORE_FAULT_CASES_H
 
-#include "scenarios.h"
+#include "profiles.h"
 
 enum mrcore_fault_op {
 	FAULT_OP_MAP_RKEY,	/* rdma_map_sg_rkey() of @pages pages */

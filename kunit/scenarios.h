@@ -9,23 +9,16 @@
  * profiles.
  *
  * Why each row expects what it does follows from rdma_io_cost() (16 per WR,
- * 16 per MR, 1 per page registered, 1 per SGE) and the profiles' limits:
- *   roce  (like rxe): 32 SGEs per READ and WRITE, 512 pages per MR
- *   iwarp (like siw): 1 SGE per READ, 6 per WRITE, 256 pages per MR; READ
- *                     sinks of more than one SGE need a temporary MR
- *   fmr   (a legacy IB HCA with FMR callbacks): 30 SGEs, 256 pages per MR
- * On a fresh pool an FRWR MR needs no LOCAL_INV, so an MR-based I/O posts
+ * 16 per MR, 1 per page registered, 1 per SGE) and the profiles' limits
+ * (profiles.h); on iwarp, READ sinks of more than one SGE need a temporary
+ * MR.  On a fresh pool an FRWR MR needs no LOCAL_INV, so an MR-based I/O posts
  * REG_MR + RDMA WR per MR (iwarp: REG_MR + READ_WITH_INV; fmr: the RDMA WR
  * alone, registration being synchronous).
  */
 #ifndef _MRCORE_SCENARIOS_H
 #define _MRCORE_SCENARIOS_H
 
-enum mrcore_profile {
-	MRCORE_PROFILE_ROCE,
-	MRCORE_PROFILE_IWARP,
-	MRCORE_PROFILE_FMR,
-};
+#include "profiles.h"
 
 enum mrcore_shape {
 	SHAPE_1_BYTE,

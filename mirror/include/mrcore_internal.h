@@ -466,6 +466,20 @@ int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *send_wr,
 
 #include "mrcore_priv.h"
 
+/* Tracepoints: the kernel's are in core/mrcore_trace.h; here, nothing. */
+static inline void trace_mrcore_map(const struct rdma_mr *mr) { }
+static inline void trace_mrcore_unmap(const struct rdma_mr *mr) { }
+static inline void trace_mrcore_invalidate_local(const struct rdma_mr *mr) { }
+static inline void trace_mrcore_invalidate_remote(const struct rdma_mr *mr) { }
+static inline void trace_mrcore_io_init(const struct rdma_io_ctx *ctx,
+					const char *forced,
+					const struct rdma_io_plan *plan) { }
+static inline void trace_mrcore_io_post(const struct rdma_io_ctx *ctx,
+					int ret) { }
+static inline void trace_mrcore_io_done(const struct rdma_io_ctx *ctx,
+					bool ok) { }
+static inline void trace_mrcore_pool_exhausted(u32 wanted, u32 free) { }
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracepoints of rdma-mrcore (TRACE_SYSTEM rdma_mrcore): maps, unmaps and
+ * invalidations of MRs; I/O init (with the backend chosen and why), post
+ * and completion; pool exhaustion.
+ *
+ * Device names are copied into fixed arrays rather than __string() fields,
+ * whose assignment macro changed between the kernels this module builds
+ * for.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rdma_mrcore
+
+#if !defined(_MRCORE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _MRCORE_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
+
+TRACE_EVENT(mrcore_map,
+	    TP_PROTO(const struct rdma_mr *mr),
+	    TP_ARGS(mr),
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(u32, key)
+			     __field(u64, iova)
+			     __field(u64, length)
+			     __field(u32, npages)
+			     __field(int, access)
+			     __field(int, role)),
+	    TP_fast_assign(strscpy(__entry->dev,
+				   dev_name(&mr->pd->device->dev),
+				   IB_DEVICE_NAME_MAX);
+			   __entry->key = mr->key;
+			   __entry->iova = mr->iova;
+			   __entry->length = mr->length;
+			   __entry->npages = mr->npages;
+			   __entry->access = mr->access;
+			   __entry->role = mr->role;),
+	    TP_printk("dev=%s %s key=0x%08x iova=0x%llx length=%llu pages=%u access=0x%x",
+		      __entry->dev,
+		      __entry->role == RDMA_MR_ROLE_LKEY ? "lkey" : "rkey",
+		      __entry->key, __entry->iova, __entry->length,
+		      __entry->npages, __entry->access));
+
+DECLARE_EVENT_CLASS(mrcore_key_class,
+		    TP_PROTO(const struct rdma_mr *mr),
+		    TP_ARGS(mr),
+		    TP_STRUCT__entry(__field(u32, key)
+				     __field(int, state)),
+		    TP_fast_assign(__entry->key = mr->key;
+				   __entry->state = mr->state;),
+		    TP_printk("key=0x%08x state=%d", __entry->key,
+			      __entry->state));
+
+DEFINE_EVENT(mrcore_key_class, mrcore_unmap,
+	     TP_PROTO(const struct rdma_mr *mr),
+	     TP_ARGS(mr));
+DEFINE_EVENT(mrcore_key_class, mrcore_invalidate_local,
+	     TP_PROTO(const struct rdma_mr *mr),
+	     TP_ARGS(mr));
+DEFINE_EVENT(mrcore_key_class, mrcore_invalidate_remote,
+	     TP_PROTO(const struct rdma_mr *mr),
+	     TP_ARGS(mr));
+
+TRACE_EVENT(mrcore_io_init,
+	    TP_PROTO(const struct rdma_io_ctx *ctx, const char *forced,
+		     const struct rdma_io_plan *plan),
+	    TP_ARGS(ctx, forced, plan),
+	    TP_STRUCT__entry(__array(char, backend, 16)
+			     __field(bool, forced)
+			     __field(bool, read)
+			     __field(u64, length)
+			     __field(u32, nents)
+			     __field(u32, cost)
+			     __field(u32, wrs)
+			     __field(u32, mrs)),
+	    TP_fast_assign(strscpy(__entry->backend, ctx->backend->name, 16);
+			   __entry->forced = forced[0];
+			   __entry->read = ctx->dir == DMA_FROM_DEVICE;
+			   __entry->length = ctx->length;
+			   __entry->nents = ctx->dma_nents;
+			   __entry->cost = plan->cost;
+			   __entry->wrs = ctx->nr_wrs;
+			   __entry->mrs = ctx->nr_mrs;),
+	    TP_printk("%s length=%llu nents=%u backend=%s (%s, cost %u) wrs=%u mrs=%u",
+		      __entry->read ? "READ" : "WRITE", __entry->length,
+		      __entry->nents, __entry->backend,
+		      __entry->forced ? "forced" : "cheapest", __entry->cost,
+		      __entry->wrs, __entry->mrs));
+
+TRACE_EVENT(mrcore_io_post,
+	    TP_PROTO(const struct rdma_io_ctx *ctx, int ret),
+	    TP_ARGS(ctx, ret),
+	    TP_STRUCT__entry(__field(u32, wrs)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->wrs = ctx->nr_wrs;
+			   __entry->ret = ret;),
+	    TP_printk("wrs=%u ret=%d", __entry->wrs, __entry->ret));
+
+TRACE_EVENT(mrcore_io_done,
+	    TP_PROTO(const struct rdma_io_ctx *ctx, bool ok),
+	    TP_ARGS(ctx, ok),
+	    TP_STRUCT__entry(__array(char, backend, 16)
+			     __field(bool, ok)
+			     __field(u32, mrs)),
+	    TP_fast_assign(strscpy(__entry->backend, ctx->backend->name, 16);
+			   __entry->ok = ok;
+			   __entry->mrs = ctx->nr_mrs;),
+	    TP_printk("backend=%s %s mrs=%u", __entry->backend,
+		      __entry->ok ? "completed" : "failed or flushed",
+		      __entry->mrs));
+
+TRACE_EVENT(mrcore_pool_exhausted,
+	    TP_PROTO(u32 wanted, u32 free),
+	    TP_ARGS(wanted, free),
+	    TP_STRUCT__entry(__field(u32, wanted)
+			     __field(u32, free)),
+	    TP_fast_assign(__entry->wanted = wanted;
+			   __entry->free = free;),
+	    TP_printk("wanted=%u free=%u", __entry->wanted, __entry->free));
+
+#endif /* _MRCORE_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE mrcore_trace
+#include <trace/define_trace.h>
