@@ -69,7 +69,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 
 # The modules this tree builds now (not leftovers of removed ones).
-mapfile -t mods < <(sed -e 's/\.o$/.ko/' -e "s|^|$src/|" "$src/modules.order")
+mapfile -t mods < <(sed -e 's/\.o$/.ko/' -e "s|^\([^/]\)|$src/\1|" "$src/modules.order")
 if [ "${#mods[@]}" -eq 0 ]; then
 	echo "guest-build: ERROR: no modules built" >&2
 	exit 1

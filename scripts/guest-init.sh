@@ -13,6 +13,10 @@
 
 PATH=/usr/local/sbin:/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
+# iproute2's tools by full path: busybox sh runs its own applets (its ip
+# cannot create a veth pair) whatever PATH says.
+IP=/usr/local/sbin/ip
+RDMA=/usr/local/sbin/rdma
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp /run
 /bin/busybox mount -t proc proc /proc
@@ -48,19 +52,19 @@ for arg in $(cat /proc/cmdline); do
 done
 say "mode $MODE, kernel $(uname -r)"
 
-ip link set lo up
+$IP link set lo up
 
 # One veth pair per device kind, an RDMA device on each end: rdma_cm on
 # siw needs the addresses on a device with a MAC (not lo), and rxe needs an
 # Ethernet netdev.  Both ends stay in the initial namespace: no packet can
 # leave the guest (QEMU runs with -nic none).
 setup_pair() { # kind netdev0 netdev1 addr0 addr1 prefix
-	ip link add "$2" type veth peer name "$3" || return 1
-	ip addr add "$4/$6" dev "$2" || return 1
-	ip addr add "$5/$6" dev "$3" || return 1
-	ip link set "$2" up && ip link set "$3" up || return 1
-	rdma link add "${1}0" type "$1" netdev "$2" || return 1
-	rdma link add "${1}1" type "$1" netdev "$3" || return 1
+	$IP link add "$2" type veth peer name "$3" || return 1
+	$IP addr add "$4/$6" dev "$2" || return 1
+	$IP addr add "$5/$6" dev "$3" || return 1
+	$IP link set "$2" up && $IP link set "$3" up || return 1
+	$RDMA link add "${1}0" type "$1" netdev "$2" || return 1
+	$RDMA link add "${1}1" type "$1" netdev "$3" || return 1
 }
 
 setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 24 ||
@@ -71,7 +75,7 @@ for dev in /sys/class/infiniband/*; do
 	[ -e "$dev" ] || continue
 	say "rdma device $(basename "$dev"): $(cat "$dev/node_type" 2>/dev/null)"
 done
-rdma link show >"$OUT" 2>&1
+$RDMA link show >"$OUT" 2>&1
 
 # Leaks from boot are not ours: forget what kmemleak already suspects.
 if [ -w /sys/kernel/debug/kmemleak ]; then

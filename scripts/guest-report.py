@@ -29,7 +29,8 @@ BAD = [
     (re.compile(r'possible circular locking|possible recursive locking|'
                 r'inconsistent lock state|lock held when returning|'
                 r'suspicious RCU usage'), 'lockdep'),
-    (re.compile(r'DMA-API: '), 'DMA-API debug'),
+    (re.compile(r'DMA-API: (?!preallocated \d+ debug entries|'
+                r'debugging enabled by kernel config)'), 'DMA-API debug'),
     (re.compile(r'kmemleak: \d+ new suspected memory leak|'
                 r'unreferenced object 0x'), 'kmemleak leak'),
     (re.compile(r'Kernel panic|\bOops\b|general protection fault|'
