@@ -27,7 +27,7 @@ const struct mrcore_e2e_target mrcore_e2e_siw = {
 	.active_addr = "192.0.2.1",
 	.passive_addr = "192.0.2.2",
 	.port_base = 20000,
-	.bind_src = true,
+	.bind_src = false,
 };
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_siw, MRCORE_HARNESS);
 
@@ -37,7 +37,7 @@ const struct mrcore_e2e_target mrcore_e2e_rxe = {
 	.active_addr = "198.51.100.1",
 	.passive_addr = "198.51.100.2",
 	.port_base = 20000,
-	.bind_src = true,
+	.bind_src = false,
 };
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_rxe, MRCORE_HARNESS);
 

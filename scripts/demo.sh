@@ -11,7 +11,14 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$TOP/build/demo
+OUT=${MRCORE_DEMO_OUT:-$TOP/build/demo}
+mkdir -p "$OUT"
+# One run per output directory at a time (and QEMU runs are CPU-bound).
+exec 8>"$OUT/.lock"
+if ! flock -n 8; then
+	echo "demo: another run is using $OUT; waiting for it"
+	flock 8
+fi
 start=$(date +%s)
 
 KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)

@@ -19,7 +19,14 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$TOP/build/kunit
+OUT=${MRCORE_KUNIT_OUT:-$TOP/build/kunit}
+mkdir -p "$OUT"
+# One run per output directory at a time (and QEMU runs are CPU-bound).
+exec 8>"$OUT/.lock"
+if ! flock -n 8; then
+	echo "kunit: another run is using $OUT; waiting for it"
+	flock 8
+fi
 start=$(date +%s)
 
 echo "kunit: building what is stale (the test kernel takes 5-7 min the first time)"
