@@ -230,6 +230,30 @@ static void e2e_invalidate(struct kunit *test, struct mrcore_e2e_side *side,
 }
 
 /*
+ * Retire a mapping after a denied access killed the QPs: invalidate (the
+ * LOCAL_INV may be flushed on the dead QP; the MR's key dies with the QP
+ * and the MR anyway) and unmap, so the MR is destroyed unmapped.
+ */
+static void e2e_retire(struct kunit *test, struct mrcore_e2e_side *side,
+		       struct rdma_mr *mr)
+{
+	struct e2e_ctx *ctx = test->priv;
+	struct ib_send_wr *first = NULL;
+	int ret;
+
+	mrcore_e2e_wait_init(&ctx->inv);
+	rdma_mr_set_cqe(mr, &ctx->inv.cqe);
+	ret = rdma_invalidate_mr(mr, &first);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ret = mrcore_e2e_post(side, first, &ctx->inv, E2E_TIMEOUT_MS);
+	rdma_mr_set_cqe(mr, NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, ret == IB_WC_SUCCESS ||
+			      ret == IB_WC_WR_FLUSH_ERR,
+			      "invalidation after the denied access: %d", ret);
+	KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), 0);
+}
+
+/*
  * The peer READs (into @buf) or WRITEs (from @buf) @len bytes at
  * @remote_addr/@rkey.  @buf is mapped with rdma_map_sg_lkey() on @mr, the
  * registration chained before the RDMA WR; *@lkey receives the key used.
@@ -469,6 +493,7 @@ static void e2e_key_rotates(struct kunit *test)
 			      status, e2e_status(status));
 	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check_byte(sink, 0), -1L);
 	e2e_expect_peer_failed(test, pair, probe, x2.iova, x2.rkey);
+	e2e_retire(test, &pair->passive, omr);
 }
 
 /* ---- forbidden accesses: rules 1, 2 and 3 on the real driver ---- */
@@ -560,6 +585,7 @@ static void e2e_denied(struct kunit *test)
 	struct mrcore_e2e_buf *owner, *peer, *probe;
 	struct mrcore_e2e_pair *pair;
 	struct e2e_exposed x = {};
+	struct rdma_mr *lmr = NULL;
 	enum ib_wr_opcode ctl;
 	u64 addr;
 	u32 len, key;
@@ -599,13 +625,13 @@ static void e2e_denied(struct kunit *test)
 		key = pair->passive.pd->local_dma_lkey;
 		len = E2E_DENIED_LEN;
 	} else if (c->kind == E2E_LKEY_AS_RKEY) {
-		struct rdma_mr *mr = e2e_mr(test, pair->passive.pd,
-					    owner->npages, RDMA_MR_ROLE_LKEY);
 		struct ib_send_wr *first = NULL;
 
+		lmr = e2e_mr(test, pair->passive.pd, owner->npages,
+			     RDMA_MR_ROLE_LKEY);
 		mrcore_e2e_wait_init(&ctx->reg);
-		rdma_mr_set_cqe(mr, &ctx->reg.cqe);
-		status = rdma_map_sg_lkey(&key, mr, owner->sg, owner->nents,
+		rdma_mr_set_cqe(lmr, &ctx->reg.cqe);
+		status = rdma_map_sg_lkey(&key, lmr, owner->sg, owner->nents,
 					  c->ops, &first);
 		KUNIT_ASSERT_EQ(test, status, 0);
 		KUNIT_ASSERT_NOT_NULL(test, first);
@@ -672,6 +698,11 @@ static void e2e_denied(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, E2E_DENIED_SEED),
 			-1L);
 	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+
+	if (lmr)
+		e2e_retire(test, &pair->passive, lmr);
+	else if (x.mr && c->kind != E2E_DEAD_AFTER_INVALIDATE)
+		e2e_retire(test, &pair->passive, x.mr);
 }
 
 static struct kunit_case e2e_cases[] = {
