@@ -15,6 +15,18 @@
 /* The most pages one pool MR maps, whatever the device could do. */
 #define MRCORE_POOL_MAX_MR_PAGES	512
 
+/*
+ * A contiguous run longer than one MR is cut where ib_sg_to_pages() stops,
+ * one page short of the list (mrcore_sg_next_chunk()): each MR then carries
+ * mr_pages - 1 pages of such a run.
+ */
+static u32 mrcore_pool_factor(u32 mr_pages, u32 max_pages)
+{
+	if (!mr_pages)
+		return 0;
+	return mr_pages > 1 ? DIV_ROUND_UP(max_pages, mr_pages - 1) : max_pages;
+}
+
 static u32 mrcore_mr_pages(struct ib_device *dev)
 {
 	const struct rdma_mr_backend_ops *ops = mrcore_backend_get(dev);
@@ -33,14 +45,15 @@ static u32 mrcore_mr_pages(struct ib_device *dev)
  * @port_num: the port.
  * @max_pages: the largest I/O, in pages.
  *
+ * Contiguous memory longer than one MR takes mr_pages - 1 pages per MR, so
+ * that is what the factor assumes.
+ *
  * Context: Process context (looks up the device's MR backend).
  * Return: the number of MRs, 0 if no MR backend serves @dev.
  */
 u32 rdma_io_mr_factor(struct ib_device *dev, u32 port_num, u32 max_pages)
 {
-	u32 mr_pages = mrcore_mr_pages(dev);
-
-	return mr_pages ? DIV_ROUND_UP(max_pages, mr_pages) : 0;
+	return mrcore_pool_factor(mrcore_mr_pages(dev), max_pages);
 }
 EXPORT_SYMBOL_GPL(rdma_io_mr_factor);
 
@@ -146,8 +159,7 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 	INIT_WORK(&pool->recycle_work, mrcore_pool_recycle_work);
 
 	pool->mr_pages = mrcore_mr_pages(pool->dev);
-	nr = pool->mr_pages ? max_ctxs * DIV_ROUND_UP(max_pages, pool->mr_pages)
-			    : 0;
+	nr = max_ctxs * mrcore_pool_factor(pool->mr_pages, max_pages);
 	for (i = 0; i < nr; i++) {
 		struct rdma_mr *mr = rdma_create_mr(pool->pd, pool->mr_pages,
 						    RDMA_MR_ROLE_LKEY);
@@ -366,6 +378,19 @@ bool rdma_io_pool_iwarp(const struct rdma_io_pool *pool)
 	return rdma_protocol_iwarp(pool->dev, pool->port_num);
 }
 EXPORT_SYMBOL_GPL(rdma_io_pool_iwarp);
+
+/**
+ * rdma_io_pool_size() - MRs a pool owns
+ * @pool: the pool.
+ *
+ * Context: Any context.
+ * Return: the number of MRs, free, in use or quarantined.
+ */
+u32 rdma_io_pool_size(const struct rdma_io_pool *pool)
+{
+	return pool->nr_total;
+}
+EXPORT_SYMBOL_GPL(rdma_io_pool_size);
 
 /**
  * rdma_io_pool_drain() - wait until quarantined MRs are back in the pool

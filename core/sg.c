@@ -91,12 +91,18 @@ void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,
  * mrcore_sg_next_chunk() - the next run of bytes one MR can map
  * @it: the iterator, advanced past the run.
  * @max_pages: pages one MR holds.
- * @c: the run: first entry, offset into it, entries touched, bytes, pages.
+ * @c: the run: first entry, offset into it, entries touched, bytes, and the
+ *	pages those bytes span.
  *
- * A run ends at a hole, at the end of the list, or where the next byte would
- * need page @max_pages + 1; in the last case it ends on a page boundary
- * inside an entry, exactly where ib_sg_to_pages() stops once the MR's page
- * list is full, and the next run starts there.
+ * A run ends at a hole, at the end of the list, or where the MR's page list
+ * is full.  In the last case it ends inside an entry exactly where
+ * ib_sg_to_pages() stops: that function lists the page that fills the list
+ * but counts the MR's bytes only up to that page's start, and reports the
+ * next MR's offset there.  So a run cut inside an entry lists @max_pages
+ * pages and its bytes stop at the start of the last one, which the next run
+ * starts with.  (A run of a one-page MR cannot be cut that way; it ends at
+ * the end of its page, and backends that register through ib_map_mr_sg()
+ * need MRs of two pages or more for such lists.)
  *
  * Context: Any context.
  * Return: true if @c holds a run, false at the end of the list.
@@ -129,12 +135,16 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 		pages = (PAGE_ALIGN(end) - first_page) >> PAGE_SHIFT;
 		room = max_pages - c->npages;
 		if (pages > room) {
-			u64 cut = first_page + (room << PAGE_SHIFT);
+			u64 cut = first_page + ((room - 1) << PAGE_SHIFT);
 
+			if (!room)
+				break;
+			if (!c->nents && cut <= start)
+				cut = first_page + PAGE_SIZE;
 			if (cut > start) {
 				c->nents++;
 				c->length += cut - start;
-				c->npages += room;
+				c->npages += (cut - first_page) >> PAGE_SHIFT;
 				it->offset += cut - start;
 			}
 			break;

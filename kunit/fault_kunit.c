@@ -133,7 +133,8 @@ static void fault_test(struct kunit *test)
 			}
 			if (ret > 0)
 				rdma_io_ctx_destroy(&ctx, NULL);
-			KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), 1u);
+			KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool),
+					rdma_io_pool_size(pool));
 			break;
 		}
 		if (!round)

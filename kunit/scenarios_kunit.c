@@ -5,7 +5,7 @@
  * the plan and the WR chain itself: the backend, the WR and MR counts on a
  * fresh pool and in the steady state, that the RDMA WRs' SGEs cover the
  * I/O's bytes in order with contiguous remote addresses, and that every
- * MR-based RDMA WR uses the key its registration just set.
+ * MR-based RDMA WR uses its MR's key, which a REG_MR before it registered.
  */
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -44,20 +44,24 @@ static void check_chain(struct kunit *test, struct rdma_io_ctx *ctx,
 			u32 local_dma_lkey)
 {
 	struct ib_send_wr *wr;
-	u32 last_reg_key = 0;
-	bool have_reg = false;
+	u32 ops = 0;
 	u64 done = 0;
 	u32 n = 0;
 
 	for (wr = ctx->first; wr; wr = wr->next) {
 		struct ib_rdma_wr *rdma;
+		u32 key;
 		int i;
 
 		n++;
 		KUNIT_ASSERT_LE(test, n, ctx->nr_wrs);
+		/* RDMA WR i uses MR i, registered by the WRs before it
+		 * (FRWR) or synchronously (FMR); without MRs, the DMA lkey.
+		 */
+		key = ops < ctx->nr_mrs ? ctx->mrs[ops]->key : local_dma_lkey;
 		if (wr->opcode == IB_WR_REG_MR) {
-			last_reg_key = container_of(wr, struct ib_reg_wr, wr)->key;
-			have_reg = true;
+			KUNIT_EXPECT_EQ(test, key,
+					container_of(wr, struct ib_reg_wr, wr)->key);
 			continue;
 		}
 		if (wr->opcode == IB_WR_LOCAL_INV)
@@ -71,15 +75,20 @@ static void check_chain(struct kunit *test, struct rdma_io_ctx *ctx,
 
 			KUNIT_EXPECT_EQ(test, sge->addr,
 					shape_addr(d, arena, done));
-			KUNIT_EXPECT_EQ(test, sge->lkey,
-					have_reg ? last_reg_key : local_dma_lkey);
+			KUNIT_EXPECT_EQ(test, sge->lkey, key);
 			done += sge->length;
 		}
+		ops++;
 		if (wr == ctx->last)
 			break;
 	}
 	KUNIT_EXPECT_EQ(test, n, ctx->nr_wrs);
 	KUNIT_EXPECT_EQ(test, done, ctx->length);
+}
+
+static void pool_destroy_action(void *pool)
+{
+	rdma_io_pool_destroy(pool);
 }
 
 static void scenario_test(struct kunit *test)
@@ -93,19 +102,23 @@ static void scenario_test(struct kunit *test)
 	struct fake_dev *fd;
 	u32 mr_pages, round, i;
 	u8 *arena;
-	int wrs;
+	int wrs, ret;
 
 	fd = fake_dev_create(test, row->profile);
+	arena = fake_arena_alloc(test, MRCORE_SHAPE_ARENA_PAGES);
+	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sgl);
+
 	mr_pages = row->profile == MRCORE_PROFILE_ROCE ? 512 : 256;
 	/* Exactly the MRs the row needs: the second round reuses them all. */
-	pool = rdma_io_pool_create(&fd->qp, 1, 1, max(1u, row->mrs) * mr_pages);
+	pool = rdma_io_pool_create(&fd->qp, 1, 1,
+				   max(1u, row->mrs) * (mr_pages - 1));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	ret = kunit_add_action_or_reset(test, pool_destroy_action, pool);
+	KUNIT_ASSERT_EQ(test, 0, ret);
 	if (row->force)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, row->force));
 
-	arena = fake_arena_alloc(test, MRCORE_SHAPE_ARENA_PAGES + 1);
-	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sgl);
 	sg_init_table(sgl, d->nents);
 	for (i = 0; i < d->nents; i++)
 		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
@@ -127,7 +140,7 @@ static void scenario_test(struct kunit *test)
 		rdma_io_ctx_destroy(&ctx, &wc);
 	}
 	KUNIT_EXPECT_EQ(test, fd->fmr_remap_unflushed, 0u);
-	rdma_io_pool_destroy(pool);
+	kunit_release_action(test, pool_destroy_action, pool);
 	KUNIT_EXPECT_EQ(test, fd->frees, fd->allocs);
 }
 

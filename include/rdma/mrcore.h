@@ -132,6 +132,7 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 void rdma_io_pool_destroy(struct rdma_io_pool *pool);
 int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name);
 u32 rdma_io_pool_drain(struct rdma_io_pool *pool);
+u32 rdma_io_pool_size(const struct rdma_io_pool *pool);
 
 int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,

@@ -457,9 +457,9 @@ extern "C" int ib_dereg_mr(struct ib_mr *ibmr)
 	return 0;
 }
 
-// Like ib_sg_to_pages(): maps entries until a hole or a full page list; a
-// full list may stop inside an entry, whose mapped bytes then count and whose
-// offset is reported back through @sg_offset.
+// Like ib_sg_to_pages(), quirks included: it stops at a hole, or when the
+// page list is full; then the page that filled the list is listed but the
+// MR's bytes stop at that page's start, where the next MR is told to begin.
 extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 			    int sg_nents, unsigned int *sg_offset_p,
 			    unsigned int page_size)
@@ -476,11 +476,14 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 	mr->staged.clear();
 	mr->staged_iova = sg_dma_address(sgl) + sg_offset;
 	mr->staged_length = 0;
+	ibmr->iova = mr->staged_iova;
+	ibmr->page_size = page_size;
 	for_each_sg(sgl, sg, sg_nents, i) {
 		u64 addr = sg_dma_address(sg) + sg_offset;
 		u64 len = sg_dma_len(sg) - sg_offset;
 		u64 end = addr + len;
 		u64 page = addr & PAGE_MASK;
+		u64 prev = addr;
 
 		if (i && (last_page_off || page != addr)) {
 			if (last_end != addr)
@@ -489,14 +492,16 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 		}
 		for (; page < end; page += PAGE_SIZE) {
 			if (mr->staged.size() == mr->max_num_sg) {
-				u64 mapped = std::max(page, addr) - addr;
+				unsigned int off = prev - sg_dma_address(sg);
 
-				mr->staged_length += mapped;
+				mr->staged_length += prev - addr;
+				ibmr->length = mr->staged_length;
 				if (sg_offset_p)
-					*sg_offset_p = sg_offset + mapped;
-				goto out;
+					*sg_offset_p = off;
+				return i || off ? i : -ENOMEM;
 			}
 			mr->staged.push_back(page);
+			prev = page;
 		}
 		mr->staged_length += len;
 		last_end = end;
@@ -505,10 +510,7 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 	}
 	if (sg_offset_p)
 		*sg_offset_p = 0;
-out:
-	ibmr->iova = mr->staged_iova;
 	ibmr->length = mr->staged_length;
-	ibmr->page_size = page_size;
 	return i;
 }
 
