@@ -259,6 +259,8 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     mode, out, ksrc, top, rc = sys.argv[1:]
+    # kunit.py changes to the kernel tree: absolute paths only.
+    out, ksrc, top = (os.path.abspath(p) for p in (out, ksrc, top))
     fn = kunit if mode == 'kunit' else demo
     return fn(out, ksrc, top, int(rc))
 
