@@ -124,6 +124,18 @@ static int demo_transfer(struct mrcore_e2e_pair *pair, struct demo_row *row,
 	ret = demo_post(&pair->active, first, io, &row->wrs);
 	if (ret)
 		goto out_pmr;
+	/* An iWARP READ sink is remotely writable: its key dies now. */
+	if (is_read && rdma_protocol_iwarp(pair->active.device, 1)) {
+		mrcore_e2e_wait_init(io);
+		rdma_mr_set_cqe(pmr, &io->cqe);
+		first = NULL;
+		ret = rdma_invalidate_mr(pmr, &first);
+		if (ret)
+			goto out_pmr;
+		ret = demo_post(&pair->active, first, io, &row->wrs);
+		if (ret)
+			goto out_pmr;
+	}
 	ret = rdma_unmap_mr(pmr);
 	if (ret)
 		goto out_pmr;
