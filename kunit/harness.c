@@ -506,8 +506,8 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_wait_init, MRCORE_HARNESS);
  * @w: its completion entry.
  * @timeout_ms: how long to wait.
  *
- * On timeout the end's QP is drained (moved to the error state, every WR
- * flushed), so @w is no longer referenced by the device when this returns.
+ * On timeout the end's QP is moved to the error state, which flushes the
+ * WR, so @w is no longer referenced by the device when this returns.
  *
  * Context: Process context; sleeps.
  * Return: the work completion status (%IB_WC_SUCCESS is 0), or -ETIMEDOUT.
@@ -515,12 +515,25 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_wait_init, MRCORE_HARNESS);
 int mrcore_e2e_wait_done(struct mrcore_e2e_side *side,
 			 struct mrcore_e2e_wait *w, unsigned int timeout_ms)
 {
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
 	if (wait_for_completion_timeout(&w->done, msecs_to_jiffies(timeout_ms)))
 		return w->status;
-	pr_err("mrcore_harness: no completion after %u ms on %s; draining the QP\n",
-	       timeout_ms, dev_name(&side->device->dev));
-	ib_drain_qp(side->qp);
-	wait_for_completion(&w->done);
+	pr_err("mrcore_harness: no completion after %u ms on %s (QP state %d); moving the QP to the error state\n",
+	       timeout_ms, dev_name(&side->device->dev),
+	       mrcore_e2e_qp_state(side));
+	/* Both soft drivers flush the send queue on this transition. */
+	ib_modify_qp(side->qp, &attr, IB_QP_STATE);
+	if (!wait_for_completion_timeout(&w->done, 10 * HZ)) {
+		/*
+		 * The device still owns the WR and @w: returning would let
+		 * it complete into freed memory.  Block; the QEMU timeout
+		 * of scripts/kunit.sh ends the run.
+		 */
+		pr_err("mrcore_harness: %s did not flush the WR either; blocking\n",
+		       dev_name(&side->device->dev));
+		wait_for_completion(&w->done);
+	}
 	return -ETIMEDOUT;
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_wait_done, MRCORE_HARNESS);
