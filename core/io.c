@@ -267,7 +267,8 @@ static int mrcore_io_fallback(struct rdma_io_ctx *ctx, struct rdma_io_plan *plan
  *
  * Context: Process context; may sleep.
  * Return: the number of WRs the I/O posts (> 0); -EINVAL for a NULL
- * argument, zero @sg_cnt, an @sg_offset past the first entry, an empty entry
+ * argument, zero @sg_cnt, an @sg_offset at or past the end of the first
+ * entry, an empty entry
  * or an unknown @dir; -EOVERFLOW for more than U32_MAX bytes or an entry
  * that wraps; -ENOMEM; -EOPNOTSUPP if no backend (or not the forced one)
  * can move the I/O; -EAGAIN if the pool is dry and no fallback applies.
@@ -277,6 +278,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
 		     u64 remote_addr, u32 rkey, enum dma_data_direction dir)
 {
+	const struct rdma_mr_backend_ops *choice;
 	char forced[MRCORE_BACKEND_NAME_LEN];
 	struct mrcore_sg_shape shape;
 	struct rdma_io_plan plan;
@@ -306,7 +308,8 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->npages = shape.npages;
 
 	mrcore_pool_forced(pool, forced);
-	ctx->backend = mrcore_backend_choose_io(ctx, forced, &plan);
+	choice = mrcore_backend_choose_io(ctx, forced, &plan);
+	ctx->backend = choice;
 	if (!ctx->backend) {
 		ret = -EOPNOTSUPP;
 		goto unmap_dma;
@@ -317,7 +320,9 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		ret = mrcore_io_fallback(ctx, &plan);
 	if (ret)
 		goto put_backend;
-	trace_mrcore_io_init(ctx, forced, &plan);
+	trace_mrcore_io_init(ctx, forced[0] ? "forced" :
+			     ctx->backend == choice ? "cheapest" : "pool dry",
+			     &plan);
 	return ctx->nr_wrs;
 
 put_backend:

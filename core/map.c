@@ -113,8 +113,10 @@ EXPORT_SYMBOL_GPL(rdma_destroy_mr);
 /**
  * rdma_mr_set_cqe() - ask for completions of the WRs the core builds
  * @mr: the MR.
- * @cqe: completion entry for the registration and invalidation WRs of @mr,
- *	or %NULL (the default) to leave them unsignaled.
+ * @cqe: completion entry for the REG_MR WR of a map and the LOCAL_INV WR of
+ *	rdma_invalidate_mr(), or %NULL (the default) to leave them unsignaled.
+ *	The LOCAL_INV a map chains to kill a lazily invalidated key is never
+ *	signaled; synchronous backends (fmr) post no WR at all.
  *
  * Context: Any context; not while a WR of @mr is being built.
  */

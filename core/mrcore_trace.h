@@ -63,11 +63,11 @@ DEFINE_EVENT(mrcore_key_class, mrcore_invalidate_remote,
 	     TP_ARGS(mr));
 
 TRACE_EVENT(mrcore_io_init,
-	    TP_PROTO(const struct rdma_io_ctx *ctx, const char *forced,
+	    TP_PROTO(const struct rdma_io_ctx *ctx, const char *why,
 		     const struct rdma_io_plan *plan),
-	    TP_ARGS(ctx, forced, plan),
+	    TP_ARGS(ctx, why, plan),
 	    TP_STRUCT__entry(__array(char, backend, 16)
-			     __field(bool, forced)
+			     __array(char, why, 16)
 			     __field(bool, read)
 			     __field(u64, length)
 			     __field(u32, nents)
@@ -75,7 +75,7 @@ TRACE_EVENT(mrcore_io_init,
 			     __field(u32, wrs)
 			     __field(u32, mrs)),
 	    TP_fast_assign(strscpy(__entry->backend, ctx->backend->name, 16);
-			   __entry->forced = forced[0];
+			   strscpy(__entry->why, why, 16);
 			   __entry->read = ctx->dir == DMA_FROM_DEVICE;
 			   __entry->length = ctx->length;
 			   __entry->nents = ctx->dma_nents;
@@ -84,8 +84,8 @@ TRACE_EVENT(mrcore_io_init,
 			   __entry->mrs = ctx->nr_mrs;),
 	    TP_printk("%s length=%llu nents=%u backend=%s (%s, cost %u) wrs=%u mrs=%u",
 		      __entry->read ? "READ" : "WRITE", __entry->length,
-		      __entry->nents, __entry->backend,
-		      __entry->forced ? "forced" : "cheapest", __entry->cost,
+		      __entry->nents, __entry->backend, __entry->why,
+		      __entry->cost,
 		      __entry->wrs, __entry->mrs));
 
 TRACE_EVENT(mrcore_io_post,

@@ -156,6 +156,7 @@ static void fmr_flush_locked(struct fmr_dev *fdev)
 	void *handles[MRCORE_FMR_BATCH];
 	struct fmr_mr *fm, *tmp;
 	unsigned int n = 0;
+	int ret;
 
 	lockdep_assert_held(&fdev->lock);
 	if (!fdev->nr_dirty)
@@ -163,17 +164,22 @@ static void fmr_flush_locked(struct fmr_dev *fdev)
 	list_for_each_entry(fm, &fdev->dirty, dirty_entry)
 		handles[n++] = fm->handle;
 	/*
-	 * A failed unmap leaves the keys' state unknown: the handles stay
-	 * dirty and are never mapped again; their MRs die with their keys.
+	 * A failed unmap leaves the keys' state unknown: the handles keep
+	 * key_valid, so every later map of them fails with -EIO, and their
+	 * MRs are replaced (which frees the handles and kills the keys)
+	 * rather than reused.  They leave the dirty list either way, which
+	 * therefore never holds more than a batch.
 	 */
-	if (WARN_ON_ONCE(fdev->ops->unmap(handles, n)))
-		return;
+	ret = fdev->ops->unmap(handles, n);
+	WARN_ON_ONCE(ret);
 	list_for_each_entry_safe(fm, tmp, &fdev->dirty, dirty_entry) {
 		list_del_init(&fm->dirty_entry);
-		fm->key_valid = false;
+		if (!ret)
+			fm->key_valid = false;
 	}
 	fdev->nr_dirty = 0;
-	fdev->flushes++;
+	if (!ret)
+		fdev->flushes++;
 }
 
 static bool fmr_serves(struct ib_device *dev)

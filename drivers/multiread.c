@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * multiread backend: an I/O as several RDMA READ (or WRITE) WRs on the PD's
- * local DMA lkey, each with at most as many SGEs as the device takes in one
- * READ (max_sge_rd) or WRITE (max_send_sge).  No MR, no registration WR, no
+ * local DMA lkey, each with at most as many SGEs as the QP takes in one
+ * READ (max_read_sge) or WRITE (max_write_sge).  No MR, no registration WR, no
  * invalidation: the cheapest way whenever the SG list is short.  The local
  * DMA lkey never leaves the core and grants no remote access.
  */
@@ -13,13 +13,18 @@ static bool multiread_serves(struct ib_device *dev)
 	return true;
 }
 
+/*
+ * The QP's own limits, which ib_create_qp() derived from the capabilities
+ * the ULP asked for and the device's READ limit: a QP may take fewer SGEs
+ * than its device.
+ */
 static u32 multiread_sges_per_wr(const struct rdma_io_ctx *ctx)
 {
-	struct ib_device *dev = rdma_io_pool_device(ctx->pool);
-	int n = ctx->dir == DMA_FROM_DEVICE ? dev->attrs.max_sge_rd :
-					      dev->attrs.max_send_sge;
+	const struct ib_qp *qp = ctx->pool->qp;
+	u32 n = ctx->dir == DMA_FROM_DEVICE ? qp->max_read_sge :
+					      qp->max_write_sge;
 
-	return max(n, 1);
+	return max(n, 1u);
 }
 
 static int multiread_plan(const struct rdma_io_ctx *ctx,

@@ -165,6 +165,7 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 	fd->pd.device = &fd->ibdev;
 	fd->qp.device = &fd->ibdev;
 	fd->qp.pd = &fd->pd;
+	/* Set below as ib_create_qp() would for the device's maximum. */
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, fake_dev_free, fd));
 
@@ -175,16 +176,22 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 		attrs->max_send_sge = 32;
 		attrs->max_sge_rd = 32;
 		attrs->max_fast_reg_page_list_len = 512;
+		fd->qp.max_write_sge = 32;
+		fd->qp.max_read_sge = 32;
 		break;
 	case MRCORE_PROFILE_IWARP:
 		attrs->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attrs->max_send_sge = 6;
 		attrs->max_sge_rd = 1;
 		attrs->max_fast_reg_page_list_len = 256;
+		fd->qp.max_write_sge = 6;
+		fd->qp.max_read_sge = 1;
 		break;
 	case MRCORE_PROFILE_FMR:
 		attrs->max_send_sge = 30;
 		attrs->max_sge_rd = 30;
+		fd->qp.max_write_sge = 30;
+		fd->qp.max_read_sge = 30;
 		KUNIT_ASSERT_EQ(test, 0, rdma_fmr_register(&fd->ibdev,
 							   &fake_fmr_ops, 256));
 		break;

@@ -19,55 +19,7 @@
 #define _MRCORE_SCENARIOS_H
 
 #include "profiles.h"
-
-enum mrcore_shape {
-	SHAPE_1_BYTE,
-	SHAPE_1_PAGE,
-	SHAPE_UNALIGNED,
-	SHAPE_8_PAGES,
-	SHAPE_32_PAGES,
-	SHAPE_33_PAGES,
-	SHAPE_256_PAGES,
-	SHAPE_257_PAGES,
-	SHAPE_1M_CONTIG,
-	SHAPE_4M_CONTIG,
-	SHAPE_COUNT,
-};
-
-/**
- * struct mrcore_shape_desc - an SG list: @nents entries of @length bytes,
- * each starting @stride pages after the previous one, the first @offset
- * bytes into its page.  A stride of 2 leaves a page between entries, so no
- * two entries are contiguous ("scattered").
- * @name: as used in test names.
- * @nents: entries.
- * @offset: offset of the first entry into its page.
- * @length: bytes per entry.
- * @stride: pages from one entry's page to the next one's.
- */
-struct mrcore_shape_desc {
-	const char *name;
-	unsigned int nents;
-	unsigned int offset;
-	unsigned int length;
-	unsigned int stride;
-};
-
-static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] = {
-	[SHAPE_1_BYTE] = { "1_byte", 1, 0, 1, 1 },
-	[SHAPE_1_PAGE] = { "1_page", 1, 0, 4096, 1 },
-	[SHAPE_UNALIGNED] = { "unaligned", 1, 1000, 6000, 2 },
-	[SHAPE_8_PAGES] = { "8_pages", 8, 0, 4096, 2 },
-	[SHAPE_32_PAGES] = { "32_pages", 32, 0, 4096, 2 },
-	[SHAPE_33_PAGES] = { "33_pages", 33, 0, 4096, 2 },
-	[SHAPE_256_PAGES] = { "256_pages", 256, 0, 4096, 2 },
-	[SHAPE_257_PAGES] = { "257_pages", 257, 0, 4096, 2 },
-	[SHAPE_1M_CONTIG] = { "1m_contig", 1, 0, 1u << 20, 256 },
-	[SHAPE_4M_CONTIG] = { "4m_contig", 1, 0, 4u << 20, 1024 },
-};
-
-/* Pages an arena needs to hold any shape. */
-#define MRCORE_SHAPE_ARENA_PAGES	1024
+#include "shapes.h"
 
 /**
  * struct mrcore_scenario - one I/O and what the helper must make of it

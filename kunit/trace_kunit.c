@@ -13,7 +13,7 @@
 struct trace_seen {
 	unsigned int io_inits;
 	char backend[16];
-	bool forced;
+	char why[16];
 	u32 wrs;
 	u32 cost;
 	unsigned int maps;
@@ -23,13 +23,13 @@ struct trace_seen {
 };
 
 static void probe_io_init(void *data, const struct rdma_io_ctx *ctx,
-			  const char *forced, const struct rdma_io_plan *plan)
+			  const char *why, const struct rdma_io_plan *plan)
 {
 	struct trace_seen *seen = data;
 
 	seen->io_inits++;
 	strscpy(seen->backend, ctx->backend->name, sizeof(seen->backend));
-	seen->forced = forced[0];
+	strscpy(seen->why, why, sizeof(seen->why));
 	seen->wrs = ctx->nr_wrs;
 	seen->cost = plan->cost;
 }
@@ -93,7 +93,7 @@ static void trace_io_events(struct kunit *test)
 						  0x10000, 1, DMA_TO_DEVICE));
 	KUNIT_EXPECT_EQ(test, seen->io_inits, 1u);
 	KUNIT_EXPECT_STREQ(test, seen->backend, "frwr");
-	KUNIT_EXPECT_FALSE(test, seen->forced);
+	KUNIT_EXPECT_STREQ(test, seen->why, "cheapest");
 	KUNIT_EXPECT_EQ(test, seen->wrs, 2u);
 	/* 3 WRs (steady state) + 1 MR at 16 each, 256 pages at 1 */
 	KUNIT_EXPECT_EQ(test, seen->cost, 3 * 16u + 16 + 256);
@@ -108,7 +108,7 @@ static void trace_io_events(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 8, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
 						  0x10000, 1, DMA_TO_DEVICE));
 	KUNIT_EXPECT_STREQ(test, seen->backend, "multiread");
-	KUNIT_EXPECT_TRUE(test, seen->forced);
+	KUNIT_EXPECT_STREQ(test, seen->why, "forced");
 	KUNIT_EXPECT_EQ(test, seen->maps, 1u);
 	rdma_io_ctx_destroy(&ctx, NULL);
 	KUNIT_EXPECT_EQ(test, seen->dones, 2u);

@@ -23,7 +23,8 @@ for t in sg_planner io_chain; do
 		limit=(-runs="${runs[$t]}")
 	fi
 	log=$B/$t.log
-	if ! "$B/${t}_fuzz" "${limit[@]}" -seed=1 "$B/work-$t" \
+	if ! "$B/${t}_fuzz" "${limit[@]}" -seed=1 -artifact_prefix="$B/" \
+		"$B/work-$t" \
 		"$TOP/mirror/fuzz/corpus/$t" >"$log" 2>&1; then
 		tail -n 40 "$log"
 		echo "fuzz: $t failed (crash input in $B)"

@@ -416,6 +416,8 @@ struct ib_reg_wr {
 struct ib_qp {
 	struct ib_device *device;
 	struct ib_pd *pd;
+	u32 max_write_sge;
+	u32 max_read_sge;
 	void *sim;
 };
 
@@ -472,7 +474,7 @@ static inline void trace_mrcore_unmap(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_local(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_remote(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_io_init(const struct rdma_io_ctx *ctx,
-					const char *forced,
+					const char *why,
 					const struct rdma_io_plan *plan) { }
 static inline void trace_mrcore_io_post(const struct rdma_io_ctx *ctx,
 					int ret) { }

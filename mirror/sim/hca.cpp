@@ -74,6 +74,10 @@ ib_qp *Hca::create_qp(ib_pd *pd)
 	auto qp = std::make_unique<Qp>();
 	qp->qp.device = &dev_;
 	qp->qp.pd = pd;
+	// As ib_create_qp() sets them for a QP asking for the device's maximum.
+	qp->qp.max_write_sge = profile_.max_send_sge;
+	qp->qp.max_read_sge = std::min(profile_.max_send_sge,
+				       profile_.max_sge_rd);
 	qp->qp.sim = qp.get();
 	qp->hca = this;
 	qps_.push_back(std::move(qp));
@@ -348,7 +352,8 @@ bool post_check(const Qp &qp, const ib_send_wr &wr)
 	bool read = wr.opcode == IB_WR_RDMA_READ ||
 		    wr.opcode == IB_WR_RDMA_READ_WITH_INV;
 
-	if (wr.num_sge < 0 || wr.num_sge > (read ? p.max_sge_rd : p.max_send_sge))
+	if (wr.num_sge < 0 ||
+	    u32(wr.num_sge) > (read ? qp.qp.max_read_sge : qp.qp.max_write_sge))
 		return false;
 	if (wr.opcode == IB_WR_RDMA_READ_WITH_INV && !p.iwarp)
 		return false;

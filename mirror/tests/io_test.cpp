@@ -363,3 +363,37 @@ TEST_F(IoBehaviourTest, QpSizingHelpers)
 
 } // namespace
 } // namespace mirror
+
+namespace mirror {
+namespace {
+
+// A QP created with fewer SGEs than its device takes: WRs follow the QP.
+TEST_F(IoTest, MultireadFollowsTheQpsSgeLimits)
+{
+	SetUpIo(sim::kRoce, 1, 16);
+	ExposeRemote(16 * PAGE_SIZE);
+	local_.qp->max_write_sge = 4;
+	local_.qp->max_read_sge = 3;
+	for (bool read : {false, true}) {
+		rdma_io_ctx ctx;
+		Sg sg;
+		for (unsigned int i = 0; i < 8; i++)
+			sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+		remote_.fill(read ? 5 : 6, 8 * PAGE_SIZE);
+		arena_.fill(read ? 7 : 8);
+		ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(),
+					   read ? DMA_FROM_DEVICE : DMA_TO_DEVICE),
+			  read ? 3 : 2);
+		EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "multiread");
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		for (unsigned int i = 0; i < 8; i++)
+			EXPECT_EQ(std::memcmp(arena_.at(2 * i * PAGE_SIZE),
+					      remote_.at(i * PAGE_SIZE), PAGE_SIZE), 0);
+		ib_wc ok{};
+		rdma_io_ctx_destroy(&ctx, &ok);
+	}
+}
+
+} // namespace
+} // namespace mirror
