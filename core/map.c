@@ -145,6 +145,7 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 
 	mr->sg = c->sg;
 	mr->sg_offset = c->offset;
+	mr->sg_last_end = c->last_end;
 	mr->dma_nents = c->nents;
 	mr->length = c->length;
 	mr->npages = c->npages;
@@ -182,6 +183,7 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	ret = mrcore_sg_shape(sg, 0, dma_nents, &shape);
 	if (ret)
 		goto unmap_dma;
+	whole.last_end = shape.last_len;
 	if (shape.holes) {
 		ret = -EINVAL;
 		goto unmap_dma;

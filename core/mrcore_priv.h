@@ -27,11 +27,13 @@ bool mrcore_access_is_remote(int ib_access);
  * @npages: pages the bytes span.
  * @length: bytes.
  * @holes: places where a page list would need a hole; 0 fits one MR.
+ * @last_len: length of the last entry.
  */
 struct mrcore_sg_shape {
 	u32 npages;
 	u64 length;
 	u32 holes;
+	u32 last_len;
 };
 
 int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
@@ -56,6 +58,7 @@ struct mrcore_sg_iter {
  * @nents: entries it touches.
  * @length: bytes.
  * @npages: pages.
+ * @last_end: bytes of its last entry it covers, from that entry's start.
  */
 struct mrcore_chunk {
 	struct scatterlist *sg;
@@ -63,6 +66,7 @@ struct mrcore_chunk {
 	int nents;
 	u64 length;
 	u32 npages;
+	u32 last_end;
 };
 
 void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,

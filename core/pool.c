@@ -15,16 +15,9 @@
 /* The most pages one pool MR maps, whatever the device could do. */
 #define MRCORE_POOL_MAX_MR_PAGES	512
 
-/*
- * A contiguous run longer than one MR is cut where ib_sg_to_pages() stops,
- * one page short of the list (mrcore_sg_next_chunk()): each MR then carries
- * mr_pages - 1 pages of such a run.
- */
 static u32 mrcore_pool_factor(u32 mr_pages, u32 max_pages)
 {
-	if (!mr_pages)
-		return 0;
-	return mr_pages > 1 ? DIV_ROUND_UP(max_pages, mr_pages - 1) : max_pages;
+	return mr_pages ? DIV_ROUND_UP(max_pages, mr_pages) : 0;
 }
 
 static u32 mrcore_mr_pages(struct ib_device *dev)
@@ -44,9 +37,6 @@ static u32 mrcore_mr_pages(struct ib_device *dev)
  * @dev: the device.
  * @port_num: the port.
  * @max_pages: the largest I/O, in pages.
- *
- * Contiguous memory longer than one MR takes mr_pages - 1 pages per MR, so
- * that is what the factor assumes.
  *
  * Context: Process context (looks up the device's MR backend).
  * Return: the number of MRs, 0 if no MR backend serves @dev.

@@ -30,7 +30,7 @@
 int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
 		    struct mrcore_sg_shape *shape)
 {
-	struct scatterlist *s;
+	struct scatterlist *s, *s_last = sg;
 	u64 prev_end = 0;
 	u64 length = 0;
 	u64 npages = 0;
@@ -62,11 +62,13 @@ int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
 			   (contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
 			  PAGE_SHIFT;
 		prev_end = end;
+		s_last = s;
 	}
 
 	shape->length = length;
 	shape->npages = npages;
 	shape->holes = holes;
+	shape->last_len = prev_end - sg_dma_address(s_last);
 	return 0;
 }
 
@@ -91,18 +93,15 @@ void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,
  * mrcore_sg_next_chunk() - the next run of bytes one MR can map
  * @it: the iterator, advanced past the run.
  * @max_pages: pages one MR holds.
- * @c: the run: first entry, offset into it, entries touched, bytes, and the
- *	pages those bytes span.
+ * @c: the run: first entry, offset into it, entries touched, bytes, pages,
+ *	and the end of the run in its last entry.
  *
  * A run ends at a hole, at the end of the list, or where the MR's page list
- * is full.  In the last case it ends inside an entry exactly where
- * ib_sg_to_pages() stops: that function lists the page that fills the list
- * but counts the MR's bytes only up to that page's start, and reports the
- * next MR's offset there.  So a run cut inside an entry lists @max_pages
- * pages and its bytes stop at the start of the last one, which the next run
- * starts with.  (A run of a one-page MR cannot be cut that way; it ends at
- * the end of its page, and backends that register through ib_map_mr_sg()
- * need MRs of two pages or more for such lists.)
+ * is full, inside an entry if need be; the next run starts there.  The run
+ * is the core's decision, not the device's: @c->last_end says how much of
+ * the last entry it covers, and backends show the device exactly those
+ * bytes (drivers fill page lists differently: siw merges contiguous pages
+ * into one entry, ib_sg_to_pages() stops one page short of a full list).
  *
  * Context: Any context.
  * Return: true if @c holds a run, false at the end of the list.
@@ -135,16 +134,13 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 		pages = (PAGE_ALIGN(end) - first_page) >> PAGE_SHIFT;
 		room = max_pages - c->npages;
 		if (pages > room) {
-			u64 cut = first_page + ((room - 1) << PAGE_SHIFT);
+			u64 cut = first_page + (room << PAGE_SHIFT);
 
-			if (!room)
-				break;
-			if (!c->nents && cut <= start)
-				cut = first_page + PAGE_SIZE;
 			if (cut > start) {
 				c->nents++;
 				c->length += cut - start;
-				c->npages += (cut - first_page) >> PAGE_SHIFT;
+				c->npages += room;
+				c->last_end = cut - sg_dma_address(it->sg);
 				it->offset += cut - start;
 			}
 			break;
@@ -153,6 +149,7 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 		c->nents++;
 		c->length += end - start;
 		c->npages += pages;
+		c->last_end = sg_dma_len(it->sg);
 		prev_end = end;
 		it->left--;
 		it->offset = 0;

@@ -56,14 +56,33 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 {
 	struct ib_mr *ibmr = mr->ibmr;
 	struct ib_send_wr *first = &mr->reg_wr.wr;
-	unsigned int offset = mr->sg_offset;
-	int n;
+	struct scatterlist *head = mr->sg, *last = mr->sg;
+	dma_addr_t head_addr = sg_dma_address(head);
+	unsigned int head_len = sg_dma_len(head);
+	unsigned int last_len;
+	int i, n;
+
+	for (i = 1; i < mr->dma_nents; i++)
+		last = sg_next(last);
+	last_len = sg_dma_len(last);
 
 	/*
-	 * The core measured the run; a device that maps a different number
-	 * of bytes (a shorter page list than it promised) gets refused.
+	 * The device sees exactly the run the core cut, as whole entries:
+	 * for the call, the last entry ends where the run does and the first
+	 * starts where it does (the core owns the DMA mapping meanwhile).
+	 * Drivers differ in what they do with a partial list or an sg_offset
+	 * (siw builds its page list from the entries and ignores the offset;
+	 * ib_sg_to_pages() stops a page short of a full list): with whole
+	 * entries they all agree.  A device that still maps a different
+	 * number of bytes gets refused.
 	 */
-	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, &offset, PAGE_SIZE);
+	sg_dma_len(last) = mr->sg_last_end;
+	sg_dma_address(head) += mr->sg_offset;
+	sg_dma_len(head) -= mr->sg_offset;
+	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, NULL, PAGE_SIZE);
+	sg_dma_address(head) = head_addr;
+	sg_dma_len(head) = head_len;
+	sg_dma_len(last) = last_len;
 	if (n < 0)
 		return n;
 	if (ibmr->length != mr->length ||

@@ -49,6 +49,9 @@ struct rdma_mr_backend_ops;
  * @sg_nents: number of CPU entries in @sg.
  * @dma_nents: number of DMA entries of the mapping, starting at @sg.
  * @sg_offset: bytes of the first DMA entry the mapping skips.
+ * @sg_last_end: bytes of the last DMA entry the mapping covers, counted
+ *	from that entry's start; less than its length when the mapping ends
+ *	inside it.
  * @dma_owned: the core DMA-mapped @sg for this mapping (map API) rather
  *	than the I/O context that holds the MR.
  * @dir: DMA direction of the current mapping.
@@ -76,6 +79,7 @@ struct rdma_mr {
 	unsigned int sg_nents;
 	int dma_nents;
 	u32 sg_offset;
+	u32 sg_last_end;
 	bool dma_owned;
 	enum dma_data_direction dir;
 	int access;
@@ -112,8 +116,9 @@ struct rdma_io_plan {
  *	Return 0 or a negative errno; on error nothing may be left allocated.
  * @mr_release: free what @mr_init allocated.  Any key of @mr dies with it.
  * @map: register @mr->dma_nents DMA entries from @mr->sg, skipping
- *	@mr->sg_offset bytes and covering @mr->length bytes (validated and
- *	counted by the core), with @mr->access.  Set @mr->key and @mr->iova;
+ *	@mr->sg_offset bytes of the first and ending @mr->sg_last_end bytes
+ *	into the last, @mr->length bytes in all (validated and counted by the
+ *	core), with @mr->access.  Set @mr->key and @mr->iova;
  *	either chain the registration WR(s) in front of *@post_wr and point
  *	*@post_wr at the first one, or register synchronously and leave
  *	*@post_wr alone.  When @mr->state is %RDMA_MR_STALE the previous key

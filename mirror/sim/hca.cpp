@@ -13,7 +13,7 @@
 namespace sim {
 
 const Profile kRoce = {"roce", false, 32, 32, 512, true, false};
-const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, true};
+const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, true, 0, true};
 const Profile kNoFastReg = {"nofastreg", false, 16, 16, 0, false, false};
 const Profile kFmr = {"fmr", false, 30, 30, 0, false, false, 256};
 
@@ -478,6 +478,8 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 	if (page_size != PAGE_SIZE || sg_nents <= 0 ||
 	    sg_offset > sg_dma_len(sgl))
 		return -EINVAL;
+	u32 slots = 0;
+
 	mr->staged.clear();
 	mr->staged_iova = sg_dma_address(sgl) + sg_offset;
 	mr->staged_length = 0;
@@ -496,7 +498,11 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 			page += PAGE_SIZE;	// continues in the last page
 		}
 		for (; page < end; page += PAGE_SIZE) {
-			if (mr->staged.size() == mr->max_num_sg) {
+			bool merged = mr->hca->profile().merges_pages &&
+				      !mr->staged.empty() &&
+				      mr->staged.back() + PAGE_SIZE == page;
+
+			if (!merged && slots == mr->max_num_sg) {
 				unsigned int off = prev - sg_dma_address(sg);
 
 				mr->staged_length += prev - addr;
@@ -506,6 +512,7 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 				return i || off ? i : -ENOMEM;
 			}
 			mr->staged.push_back(page);
+			slots += !merged;
 			prev = page;
 		}
 		mr->staged_length += len;

@@ -35,6 +35,9 @@ struct Profile {
 	bool dma_lkey_read_sink;
 	// A legacy device with FMR callbacks (rdma_fmr_register()).
 	u32 fmr_max_pages = 0;
+	// Like siw: physically contiguous pages share one page-list entry,
+	// so a page list holds more pages than max_num_sg when they touch.
+	bool merges_pages = false;
 };
 
 extern const Profile kRoce;	// like rxe: RoCEv2

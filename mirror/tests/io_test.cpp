@@ -353,11 +353,10 @@ TEST_F(IoBehaviourTest, QpSizingHelpers)
 {
 	SetUpIo(sim::kIwarp, 1, 8);
 	ib_device *dev = local_.hca->dev();
-	// MRs of 256 pages carry 255 of a contiguous run (core/sg.c).
-	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 255), 1u);
-	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 256), 2u);
-	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 1024), 5u);
-	// By MRs 3 * 5 = 15; by WRs of one SGE 1025: the larger.
+	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 256), 1u);
+	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 257), 2u);
+	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 1024), 4u);
+	// By MRs 3 * 4 = 12; by WRs of one SGE 1025: the larger.
 	EXPECT_EQ(rdma_io_send_wrs_per_ctx(dev, 1, 1024), 1025u);
 }
 

@@ -19,7 +19,7 @@ protected:
 		u32 mr_pages = p.fmr_max_pages ? p.fmr_max_pages :
 						 p.max_fast_reg_page_list_len;
 
-		SetUpIo(p, 1, std::max(1u, GetParam().mrs) * (mr_pages - 1));
+		SetUpIo(p, 1, std::max(1u, GetParam().mrs) * mr_pages);
 	}
 };
 
