@@ -125,15 +125,15 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* Forced backends: what the cost model would not pick */
 	{ RO, SHAPE_1_PAGE, RD, "frwr", "frwr", 2, 1 },
 	{ RO, SHAPE_8_PAGES, WR, "frwr", "frwr", 2, 1 },
-	/* 1024 contiguous pages: MRs of 512 cut at 511 (see sg.c) */
-	{ RO, SHAPE_4M_CONTIG, RD, "frwr", "frwr", 6, 3 },
+	/* 1024 contiguous pages: two MRs of 512 */
+	{ RO, SHAPE_4M_CONTIG, RD, "frwr", "frwr", 4, 2 },
 	{ RO, SHAPE_256_PAGES, RD, "multiread", "multiread", 8, 0 },
 	{ RO, SHAPE_257_PAGES, WR, "multiread", "multiread", 9, 0 },
 	{ IW, SHAPE_1_PAGE, RD, "iwarp", "iwarp", 2, 1 },
-	/* 1024 contiguous pages: MRs of 256 cut at 255 */
-	{ IW, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 10, 5 },
+	/* 1024 contiguous pages: four MRs of 256 */
+	{ IW, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 8, 4 },
 	{ IW, SHAPE_256_PAGES, WR, "multiread", "multiread", 43, 0 },
-	{ FM, SHAPE_4M_CONTIG, WR, "fmr", "fmr", 5, 5 },
+	{ FM, SHAPE_4M_CONTIG, WR, "fmr", "fmr", 4, 4 },
 	{ FM, SHAPE_1_BYTE, RD, "fmr", "fmr", 1, 1 },
 };
 

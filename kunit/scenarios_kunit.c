@@ -112,7 +112,7 @@ static void scenario_test(struct kunit *test)
 	mr_pages = row->profile == MRCORE_PROFILE_ROCE ? 512 : 256;
 	/* Exactly the MRs the row needs: the second round reuses them all. */
 	pool = rdma_io_pool_create(&fd->qp, 1, 1,
-				   max(1u, row->mrs) * (mr_pages - 1));
+				   max(1u, row->mrs) * mr_pages);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
 	ret = kunit_add_action_or_reset(test, pool_destroy_action, pool);
 	KUNIT_ASSERT_EQ(test, 0, ret);
