@@ -32,8 +32,14 @@ MODULE_PARM_DESC(max_kib, "largest transfer in KiB (default 64)");
  * @opcode: %IB_WR_RDMA_READ or %IB_WR_RDMA_WRITE.
  * @len: bytes moved.
  * @dev_name: device of the peer (the end posting the READ/WRITE).
+ * @force: for a transfer through the READ/WRITE helper, the backend forced
+ *	on its pool, or %NULL for the cost model's choice.
+ * @helper: the peer moves the data with rdma_io_ctx_*() (else with its own
+ *	rdma_map_sg_lkey() mapping and one RDMA WR).
+ * @npages: pages of the peer's memory, one scatterlist entry each.
  * @backend: backend that mapped the peer's memory.
  * @wrs: work requests posted on both ends for the transfer.
+ * @mrs: MRs the transfer used on both ends.
  * @usec: time from the owner's registration to the end of its invalidation.
  * @err: 0, or the errno/completion status that stopped the transfer.
  * @verified: every byte arrived.
@@ -42,9 +48,13 @@ struct demo_row {
 	const struct mrcore_e2e_target *target;
 	enum ib_wr_opcode opcode;
 	size_t len;
+	const char *force;
+	bool helper;
+	unsigned int npages;
 	char dev_name[IB_DEVICE_NAME_MAX];
 	const char *backend;
 	unsigned int wrs;
+	unsigned int mrs;
 	s64 usec;
 	int err;
 	bool verified;
@@ -95,6 +105,7 @@ static int demo_transfer(struct mrcore_e2e_pair *pair, struct demo_row *row,
 		goto out_omr;
 	}
 	row->backend = pmr->ops ? pmr->ops->name : "?";
+	row->mrs = 2;
 
 	/* The owner exposes its memory. */
 	mrcore_e2e_wait_init(reg);
@@ -158,6 +169,91 @@ out_omr:
 	return ret;
 }
 
+/*
+ * The same exchange, but the peer moves the data with the READ/WRITE helper
+ * from a pool on its QP: the backend is the cost model's (or forced), and
+ * the WR and MR counts are the helper's own.
+ */
+static int demo_helper_transfer(struct mrcore_e2e_pair *pair,
+				struct demo_row *row,
+				struct mrcore_e2e_buf *owner,
+				struct mrcore_e2e_buf *peer,
+				struct mrcore_e2e_wait *reg,
+				struct mrcore_e2e_wait *io)
+{
+	bool is_read = row->opcode == IB_WR_RDMA_READ;
+	struct ib_wc wc = {};
+	struct rdma_io_pool *pool;
+	struct ib_send_wr *first;
+	struct rdma_io_ctx ctx;
+	struct rdma_mr *omr;
+	int ret, status;
+	u32 rkey;
+	u64 iova;
+
+	omr = rdma_create_mr(pair->passive.pd, owner->npages,
+			     RDMA_MR_ROLE_RKEY);
+	if (IS_ERR(omr))
+		return PTR_ERR(omr);
+	mrcore_e2e_wait_init(reg);
+	rdma_mr_set_cqe(omr, &reg->cqe);
+	first = NULL;
+	ret = rdma_map_sg_rkey(&rkey, &iova, omr, owner->sg, owner->nents,
+			       is_read ? RDMA_MR_REMOTE_READ :
+					 RDMA_MR_REMOTE_WRITE, &first);
+	if (ret)
+		goto out_omr;
+	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	if (ret)
+		goto out_omr;
+	row->mrs = 1;
+
+	pool = rdma_io_pool_create(pair->active.qp, pair->active.cm_id->port_num,
+				   1, peer->npages);
+	if (IS_ERR(pool)) {
+		ret = PTR_ERR(pool);
+		goto out_omr;
+	}
+	ret = rdma_io_pool_force_backend(pool, row->force);
+	if (ret)
+		goto out_pool;
+	ret = rdma_io_ctx_init(&ctx, pool, peer->sg, peer->nents, 0, iova, rkey,
+			       is_read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	if (ret < 0)
+		goto out_pool;
+	row->backend = rdma_io_ctx_backend(&ctx);
+	row->wrs += ret;
+	row->mrs += ctx.nr_mrs;
+	mrcore_e2e_wait_init(io);
+	ret = rdma_io_ctx_post(&ctx, &io->cqe, NULL);
+	if (ret) {
+		rdma_io_ctx_destroy(&ctx, NULL);
+		goto out_pool;
+	}
+	status = mrcore_e2e_wait_done(&pair->active, io, DEMO_TIMEOUT_MS);
+	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
+	rdma_io_ctx_destroy(&ctx, status < 0 ? NULL : &wc);
+	ret = status > 0 ? -EIO : status;
+	if (ret)
+		goto out_pool;
+
+	/* The owner's key dies before it looks at the data. */
+	mrcore_e2e_wait_init(reg);
+	first = NULL;
+	ret = rdma_invalidate_mr(omr, &first);
+	if (ret)
+		goto out_pool;
+	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	if (ret)
+		goto out_pool;
+	ret = rdma_unmap_mr(omr);
+out_pool:
+	rdma_io_pool_destroy(pool);
+out_omr:
+	rdma_destroy_mr(omr);
+	return ret;
+}
+
 static void demo_run(struct demo_row *row)
 {
 	struct mrcore_e2e_buf owner, peer;
@@ -187,6 +283,7 @@ static void demo_run(struct demo_row *row)
 	ret = mrcore_e2e_buf_alloc(&peer, row->len, 0);
 	if (ret)
 		goto out_owner;
+	row->npages = peer.npages;
 	if (is_read) {
 		mrcore_e2e_buf_fill(&owner, row->len);
 		mrcore_e2e_buf_memset(&peer, 0);
@@ -196,7 +293,12 @@ static void demo_run(struct demo_row *row)
 	}
 
 	start = ktime_get();
-	ret = demo_transfer(pair, row, &owner, &peer, &waits[0], &waits[1]);
+	if (row->helper)
+		ret = demo_helper_transfer(pair, row, &owner, &peer, &waits[0],
+					   &waits[1]);
+	else
+		ret = demo_transfer(pair, row, &owner, &peer, &waits[0],
+				    &waits[1]);
 	row->usec = ktime_us_delta(ktime_get(), start);
 	if (!ret)
 		row->verified = mrcore_e2e_buf_check(is_read ? &peer : &owner,
@@ -217,6 +319,53 @@ static const char *demo_transport(const struct mrcore_e2e_target *t)
 	return t->driver_id == RDMA_DRIVER_SIW ? "iWARP" : "RoCEv2";
 }
 
+/* Run one row and print it; return 1 if it failed. */
+static unsigned int demo_one(struct demo_row *row)
+{
+	const char *op = row->opcode == IB_WR_RDMA_READ ? "READ" : "WRITE";
+
+	demo_run(row);
+	pr_info("mrcore_demo: row: %s|%s|%s %s%s|%s%s|%zu|%u|%u|%lld|%s\n",
+		row->dev_name[0] ? row->dev_name : row->target->name,
+		demo_transport(row->target), row->helper ? "helper" : "RDMA",
+		op, row->helper && row->npages > 1 ? " (scattered)" : "",
+		row->backend, row->force ? " (forced)" : "", row->len, row->wrs,
+		row->mrs, row->usec,
+		row->err ? "error" : row->verified ? "yes" : "NO");
+	if (row->err)
+		pr_err("mrcore_demo: %s %s: error %d\n", row->target->name, op,
+		       row->err);
+	return row->err || !row->verified;
+}
+
+/**
+ * struct demo_helper_row - a transfer through the READ/WRITE helper
+ * @iwarp: runs on siw (else on rxe).
+ * @opcode: READ or WRITE.
+ * @len: bytes, in separate pages.
+ * @force: backend forced, or %NULL for the cost model's choice.
+ */
+struct demo_helper_row {
+	bool iwarp;
+	enum ib_wr_opcode opcode;
+	size_t len;
+	const char *force;
+};
+
+static const struct demo_helper_row demo_helper_rows[] = {
+	/* siw: one SGE on the DMA lkey; temporary sink MRs; WRITE sources */
+	{ true, IB_WR_RDMA_READ, 4096, NULL },
+	{ true, IB_WR_RDMA_READ, 256 * 1024, NULL },
+	{ true, IB_WR_RDMA_WRITE, 256 * 1024, NULL },
+	{ true, IB_WR_RDMA_WRITE, 16 * 1024, NULL },
+	/* rxe: READs without MRs; registered page lists; each forced */
+	{ false, IB_WR_RDMA_READ, 16 * 1024, NULL },
+	{ false, IB_WR_RDMA_READ, 1024 * 1024, NULL },
+	{ false, IB_WR_RDMA_WRITE, 128 * 1024, NULL },
+	{ false, IB_WR_RDMA_WRITE, 16 * 1024, "frwr" },
+	{ false, IB_WR_RDMA_WRITE, 64 * 1024, "multiread" },
+};
+
 static int __init mrcore_demo_init(void)
 {
 	static const struct mrcore_e2e_target *targets[] = {
@@ -229,7 +378,7 @@ static int __init mrcore_demo_init(void)
 	unsigned int t, o, s, failed = 0;
 	struct demo_row row;
 
-	pr_info("mrcore_demo: header: device|transport|operation|backend|bytes|WRs|usec|verified\n");
+	pr_info("mrcore_demo: header: device|transport|operation|backend|bytes|WRs|MRs|usec|verified\n");
 	for (t = 0; t < ARRAY_SIZE(targets); t++) {
 		if (!mrcore_e2e_device_present(targets[t], NULL, 0)) {
 			pr_err("mrcore_demo: no %s device\n", targets[t]->name);
@@ -242,24 +391,24 @@ static int __init mrcore_demo_init(void)
 				row.target = targets[t];
 				row.opcode = ops[o];
 				row.len = sizes[s];
-				demo_run(&row);
-				if (row.err || !row.verified)
-					failed++;
-				pr_info("mrcore_demo: row: %s|%s|RDMA %s|%s|%zu|%u|%lld|%s\n",
-					row.dev_name[0] ? row.dev_name :
-							  targets[t]->name,
-					demo_transport(targets[t]),
-					ops[o] == IB_WR_RDMA_READ ? "READ" :
-								    "WRITE",
-					row.backend, row.len, row.wrs,
-					row.usec, row.err ? "error" :
-					row.verified ? "yes" : "NO");
-				if (row.err)
-					pr_err("mrcore_demo: %s %s: error %d\n",
-					       targets[t]->name,
-					       ops[o] == IB_WR_RDMA_READ ?
-					       "READ" : "WRITE", row.err);
+				failed += demo_one(&row);
 			}
+		}
+		/* Every backend of the helper on the device that uses it. */
+		for (s = 0; s < ARRAY_SIZE(demo_helper_rows); s++) {
+			const struct demo_helper_row *h = &demo_helper_rows[s];
+
+			bool on_siw = targets[t] == &mrcore_e2e_siw;
+
+			if (h->iwarp != on_siw)
+				continue;
+			memset(&row, 0, sizeof(row));
+			row.target = targets[t];
+			row.opcode = h->opcode;
+			row.len = h->len;
+			row.force = h->force;
+			row.helper = true;
+			failed += demo_one(&row);
 		}
 	}
 	pr_info("mrcore_demo: done: %u failed\n", failed);

@@ -242,7 +242,8 @@ def demo(out, ksrc, top, qemu_rc):
     for k in ('iWARP', 'RoCEv2'):
         if k not in kinds:
             problems.append('no %s row' % k)
-    bad = [r for r in rows if len(r) < 8 or r[7] != 'yes']
+    col = header.index('verified') if 'verified' in header else len(header) - 1
+    bad = [r for r in rows if len(r) <= col or r[col] != 'yes']
     if bad:
         problems.append('%d transfer(s) not verified' % len(bad))
     report_reports(console, problems)
