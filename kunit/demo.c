@@ -80,6 +80,42 @@ static int demo_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
 	return ret > 0 ? -EIO : ret;
 }
 
+/* The owner exposes its memory to the peer: REG_MR, signaled, waited for. */
+static int demo_owner_expose(struct mrcore_e2e_pair *pair, struct demo_row *row,
+			     struct rdma_mr *omr, struct mrcore_e2e_buf *owner,
+			     struct mrcore_e2e_wait *reg, u32 *rkey, u64 *iova)
+{
+	struct ib_send_wr *first = NULL;
+	int ret;
+
+	mrcore_e2e_wait_init(reg);
+	rdma_mr_set_cqe(omr, &reg->cqe);
+	ret = rdma_map_sg_rkey(rkey, iova, omr, owner->sg, owner->nents,
+			       row->opcode == IB_WR_RDMA_READ ?
+			       RDMA_MR_REMOTE_READ : RDMA_MR_REMOTE_WRITE,
+			       &first);
+	if (ret)
+		return ret;
+	return demo_post(&pair->passive, first, reg, &row->wrs);
+}
+
+/* The owner's key dies before it looks at the data. */
+static int demo_owner_retire(struct mrcore_e2e_pair *pair, struct demo_row *row,
+			     struct rdma_mr *omr, struct mrcore_e2e_wait *reg)
+{
+	struct ib_send_wr *first = NULL;
+	int ret;
+
+	mrcore_e2e_wait_init(reg);
+	ret = rdma_invalidate_mr(omr, &first);
+	if (ret)
+		return ret;
+	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	if (ret)
+		return ret;
+	return rdma_unmap_mr(omr);
+}
+
 static int demo_transfer(struct mrcore_e2e_pair *pair, struct demo_row *row,
 			 struct mrcore_e2e_buf *owner,
 			 struct mrcore_e2e_buf *peer,
@@ -107,16 +143,7 @@ static int demo_transfer(struct mrcore_e2e_pair *pair, struct demo_row *row,
 	row->backend = pmr->ops ? pmr->ops->name : "?";
 	row->mrs = 2;
 
-	/* The owner exposes its memory. */
-	mrcore_e2e_wait_init(reg);
-	rdma_mr_set_cqe(omr, &reg->cqe);
-	first = NULL;
-	ret = rdma_map_sg_rkey(&rkey, &iova, omr, owner->sg, owner->nents,
-			       is_read ? RDMA_MR_REMOTE_READ :
-					 RDMA_MR_REMOTE_WRITE, &first);
-	if (ret)
-		goto out_pmr;
-	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	ret = demo_owner_expose(pair, row, omr, owner, reg, &rkey, &iova);
 	if (ret)
 		goto out_pmr;
 
@@ -150,17 +177,7 @@ static int demo_transfer(struct mrcore_e2e_pair *pair, struct demo_row *row,
 	ret = rdma_unmap_mr(pmr);
 	if (ret)
 		goto out_pmr;
-
-	/* The owner's key dies before it looks at the data. */
-	mrcore_e2e_wait_init(reg);
-	first = NULL;
-	ret = rdma_invalidate_mr(omr, &first);
-	if (ret)
-		goto out_pmr;
-	ret = demo_post(&pair->passive, first, reg, &row->wrs);
-	if (ret)
-		goto out_pmr;
-	ret = rdma_unmap_mr(omr);
+	ret = demo_owner_retire(pair, row, omr, reg);
 
 out_pmr:
 	rdma_destroy_mr(pmr);
@@ -184,7 +201,6 @@ static int demo_helper_transfer(struct mrcore_e2e_pair *pair,
 	bool is_read = row->opcode == IB_WR_RDMA_READ;
 	struct ib_wc wc = {};
 	struct rdma_io_pool *pool;
-	struct ib_send_wr *first;
 	struct rdma_io_ctx ctx;
 	struct rdma_mr *omr;
 	int ret, status;
@@ -195,15 +211,7 @@ static int demo_helper_transfer(struct mrcore_e2e_pair *pair,
 			     RDMA_MR_ROLE_RKEY);
 	if (IS_ERR(omr))
 		return PTR_ERR(omr);
-	mrcore_e2e_wait_init(reg);
-	rdma_mr_set_cqe(omr, &reg->cqe);
-	first = NULL;
-	ret = rdma_map_sg_rkey(&rkey, &iova, omr, owner->sg, owner->nents,
-			       is_read ? RDMA_MR_REMOTE_READ :
-					 RDMA_MR_REMOTE_WRITE, &first);
-	if (ret)
-		goto out_omr;
-	ret = demo_post(&pair->passive, first, reg, &row->wrs);
+	ret = demo_owner_expose(pair, row, omr, owner, reg, &rkey, &iova);
 	if (ret)
 		goto out_omr;
 	row->mrs = 1;
@@ -236,17 +244,7 @@ static int demo_helper_transfer(struct mrcore_e2e_pair *pair,
 	ret = status > 0 ? -EIO : status;
 	if (ret)
 		goto out_pool;
-
-	/* The owner's key dies before it looks at the data. */
-	mrcore_e2e_wait_init(reg);
-	first = NULL;
-	ret = rdma_invalidate_mr(omr, &first);
-	if (ret)
-		goto out_pool;
-	ret = demo_post(&pair->passive, first, reg, &row->wrs);
-	if (ret)
-		goto out_pool;
-	ret = rdma_unmap_mr(omr);
+	ret = demo_owner_retire(pair, row, omr, reg);
 out_pool:
 	rdma_io_pool_destroy(pool);
 out_omr:
