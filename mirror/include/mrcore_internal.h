@@ -269,6 +269,18 @@ struct scatterlist {
 	dma_addr_t dma_address;
 	unsigned int dma_length;
 };
+static inline void sg_init_table(struct scatterlist *sg, unsigned int n)
+{
+	memset(sg, 0, n * sizeof(*sg));
+	if (n)
+		sg[n - 1].end = true;
+}
+static inline void sg_set_buf(struct scatterlist *sg, const void *buf,
+			      unsigned int len)
+{
+	sg->buf = (void *)buf;
+	sg->length = len;
+}
 #define sg_dma_address(sg)	((sg)->dma_address)
 #define sg_dma_len(sg)		((sg)->dma_length)
 static inline struct scatterlist *sg_next(struct scatterlist *sg)
