@@ -7,6 +7,7 @@
  *                   parameter force_backend.
  *   fault/<point>   read "skip times hits", write "skip times": fault
  *                   injection (core/fault.c); "0 0" disarms.
+ *   devices/<dev>/  per device: counters and backends (core/device.c).
  */
 #include "mrcore_internal.h"
 
@@ -90,8 +91,9 @@ static const struct file_operations fault_fops = {
  * debugfs is optional: failures leave the module working without it.
  *
  * Context: Process context.
+ * Return: the module's directory, for the files of other parts.
  */
-void mrcore_debugfs_init(void)
+struct dentry *mrcore_debugfs_init(void)
 {
 	struct dentry *faults;
 	uintptr_t i;
@@ -103,6 +105,7 @@ void mrcore_debugfs_init(void)
 	for (i = 0; i < MRCORE_FAULT_NR; i++)
 		debugfs_create_file(mrcore_fault_name(i), 0600, faults,
 				    (void *)i, &fault_fops);
+	return mrcore_debugfs_dir;
 }
 
 /**

@@ -186,8 +186,10 @@ int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
 			wr->wr.opcode = IB_WR_RDMA_READ_WITH_INV;
 		else
 			wr->wr.opcode = IB_WR_RDMA_READ;
-		if (read_with_inv)
+		if (read_with_inv) {
 			wr->wr.ex.invalidate_rkey = mr->key;
+			mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_INV_LOCAL);
+		}
 		wr->wr.sg_list = &ctx->sges[i];
 		wr->wr.num_sge = 1;
 		wr->remote_addr = ctx->remote_addr + done;
@@ -247,6 +249,7 @@ static int mrcore_io_fallback(struct rdma_io_ctx *ctx, struct rdma_io_plan *plan
 	}
 	module_put(ctx->backend->owner);
 	ctx->backend = &mrcore_multiread_ops;
+	mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_POOL_FALLBACKS);
 	return 0;
 }
 
@@ -282,6 +285,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	char forced[MRCORE_BACKEND_NAME_LEN];
 	struct mrcore_sg_shape shape;
 	struct rdma_io_plan plan;
+	enum mrcore_why why;
 	int ret;
 
 	if (!ctx || !pool || !sg || !sg_cnt ||
@@ -299,8 +303,10 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 
 	ctx->dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
 			 ib_dma_map_sg(pool->dev, sg, sg_cnt, dir);
-	if (!ctx->dma_nents)
+	if (!ctx->dma_nents) {
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_DMA_MAP);
 		return -ENOMEM;
+	}
 	ret = mrcore_sg_shape(sg, sg_offset, ctx->dma_nents, &shape);
 	if (ret)
 		goto unmap_dma;
@@ -311,6 +317,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	choice = mrcore_backend_choose_io(ctx, forced, &plan);
 	ctx->backend = choice;
 	if (!ctx->backend) {
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_NO_BACKEND);
 		ret = -EOPNOTSUPP;
 		goto unmap_dma;
 	}
@@ -320,12 +327,20 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		ret = mrcore_io_fallback(ctx, &plan);
 	if (ret)
 		goto put_backend;
-	trace_mrcore_io_init(ctx, forced[0] ? "forced" :
-			     ctx->backend == choice ? "cheapest" : "pool dry",
-			     &plan);
+	why = forced[0] ? MRCORE_WHY_FORCED : ctx->backend == choice ?
+	      MRCORE_WHY_CHEAPEST : MRCORE_WHY_POOL_DRY;
+	mrcore_stat_inc(pool->mdev, MRCORE_STAT_IOS);
+	mrcore_device_chose(pool->mdev, dir == DMA_FROM_DEVICE ?
+			    MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
+			    ctx->backend, why);
+	trace_mrcore_io_init(ctx, why == MRCORE_WHY_FORCED ? "forced" :
+			     why == MRCORE_WHY_CHEAPEST ? "cheapest" :
+			     "pool dry", &plan);
 	return ctx->nr_wrs;
 
 put_backend:
+	if (ret == -EAGAIN)
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_POOL_DRY);
 	module_put(ctx->backend->owner);
 	ctx->backend = NULL;
 unmap_dma:
@@ -353,6 +368,7 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		ctx->last->wr_cqe = cqe;
 		ctx->last->send_flags |= IB_SEND_SIGNALED;
 	}
+	mrcore_stat_add(ctx->pool->mdev, MRCORE_STAT_WRS, ctx->nr_wrs);
 	return ctx->first;
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_wrs);
@@ -375,6 +391,8 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 
 	ret = mrcore_should_fail(MRCORE_FAULT_POST_SEND) ? -ENOMEM :
 	      ib_post_send(ctx->pool->qp, first, NULL);
+	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
+			MRCORE_STAT_POSTS);
 	trace_mrcore_io_post(ctx, ret);
 	return ret;
 }
@@ -401,6 +419,8 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	u32 i;
 
 	trace_mrcore_io_done(ctx, ok);
+	if (!ok)
+		mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_ERR_COMPLETION);
 	if (ctx->backend->io_done)
 		ctx->backend->io_done(ctx, ok);
 	for (i = 0; i < ctx->nr_mrs; i++) {

@@ -33,9 +33,13 @@ static int __init mrcore_init(void)
 		if (ret)
 			goto unregister;
 	}
-	mrcore_debugfs_init();
+	ret = mrcore_devices_init(mrcore_debugfs_init());
+	if (ret)
+		goto remove_debugfs;
 	return 0;
 
+remove_debugfs:
+	mrcore_debugfs_exit();
 unregister:
 	mrcore_unregister_builtin(i);
 	return ret;
@@ -43,6 +47,7 @@ unregister:
 
 static void __exit mrcore_exit(void)
 {
+	mrcore_devices_exit();
 	mrcore_debugfs_exit();
 	mrcore_unregister_builtin(ARRAY_SIZE(mrcore_builtin));
 }

@@ -52,14 +52,18 @@ struct rdma_mr *rdma_create_mr(struct ib_pd *pd, u32 max_pages,
 	mr->role = role;
 	mr->state = RDMA_MR_FREE;
 	mr->max_pages = max_pages;
+	mr->mdev = mrcore_device_get(pd->device);
 
 	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
 	      ops->mr_init(mr);
 	if (ret)
 		goto free_mr;
+	mrcore_device_chose(mr->mdev, MRCORE_CLASS_MAP, ops, MRCORE_WHY_ONLY);
 	return mr;
 
 free_mr:
+	mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
+	mrcore_device_put(mr->mdev);
 	kfree(mr);
 put_backend:
 	mrcore_backend_put(ops);
@@ -75,8 +79,10 @@ static bool mrcore_dma_mapped(const struct rdma_mr *mr)
 /* The map API DMA-maps for the caller; an I/O context maps for its MRs. */
 static void mrcore_dma_unmap(struct rdma_mr *mr)
 {
-	if (mr->dma_owned)
+	if (mr->dma_owned) {
 		ib_dma_unmap_sg(mr->pd->device, mr->sg, mr->sg_nents, mr->dir);
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_UNMAPS);
+	}
 	mr->dma_owned = false;
 	mr->sg = NULL;
 }
@@ -105,6 +111,7 @@ void rdma_destroy_mr(struct rdma_mr *mr)
 	ops->mr_release(mr);
 	if (mapped)
 		mrcore_dma_unmap(mr);
+	mrcore_device_put(mr->mdev);
 	kfree(mr);
 	mrcore_backend_put(ops);
 }
@@ -152,8 +159,10 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 	mr->access = access;
 
 	ret = mr->ops->map(mr, post_wr);
-	if (ret)
+	if (ret) {
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MAP);
 		return ret;
+	}
 	mr->state = RDMA_MR_MAPPED;
 	trace_mrcore_map(mr);
 	return 0;
@@ -177,8 +186,10 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 
 	dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
 		    ib_dma_map_sg(dev, sg, sg_nents, access->dir);
-	if (!dma_nents)
+	if (!dma_nents) {
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_DMA_MAP);
 		return -ENOMEM;
+	}
 
 	ret = mrcore_sg_shape(sg, 0, dma_nents, &shape);
 	if (ret)
@@ -204,6 +215,7 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	mr->sg_nents = sg_nents;
 	mr->dir = access->dir;
 	mr->dma_owned = true;
+	mrcore_stat_inc(mr->mdev, MRCORE_STAT_MAPS);
 	return 0;
 
 unmap_dma:
@@ -327,6 +339,7 @@ int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 	if (ret)
 		return ret;
 	mr->state = RDMA_MR_INVALID;
+	mrcore_stat_inc(mr->mdev, MRCORE_STAT_INV_LOCAL);
 	trace_mrcore_invalidate_local(mr);
 	return 0;
 }
@@ -348,6 +361,7 @@ int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
 	if (!mr || mr->state != RDMA_MR_MAPPED || rkey != mr->key)
 		return -EINVAL;
 	mr->state = RDMA_MR_INVALID;
+	mrcore_stat_inc(mr->mdev, MRCORE_STAT_INV_REMOTE);
 	trace_mrcore_invalidate_remote(mr);
 	return 0;
 }
@@ -415,6 +429,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr)
 	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
 	      ops->mr_init(mr);
 	if (ret) {
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
+		mrcore_device_put(mr->mdev);
 		kfree(mr);
 		mrcore_backend_put(ops);
 	}

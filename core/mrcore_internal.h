@@ -14,11 +14,13 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/jump_label.h>
+#include <linux/kref.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>

@@ -81,6 +81,141 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
 #define MRCORE_BACKEND_NAME_LEN	16
 
 /**
+ * enum mrcore_stat - the counters of a device
+ * @MRCORE_STAT_MAPS: map-API mappings (rdma_map_sg_lkey(), rdma_map_sg_rkey()).
+ * @MRCORE_STAT_UNMAPS: map-API unmaps.
+ * @MRCORE_STAT_IOS: I/O contexts built.
+ * @MRCORE_STAT_WRS: WRs of I/O chains handed out for posting.
+ * @MRCORE_STAT_POSTS: rdma_io_ctx_post() calls that reached the driver.
+ * @MRCORE_STAT_POOL_HITS: MRs taken from a pool.
+ * @MRCORE_STAT_POOL_MISSES: takes refused, too few free MRs.
+ * @MRCORE_STAT_POOL_FALLBACKS: I/Os moved without MRs after a miss.
+ * @MRCORE_STAT_INV_LOCAL: keys killed by a WR of ours (LOCAL_INV, or a
+ *	READ_WITH_INV into the sink).
+ * @MRCORE_STAT_INV_REMOTE: keys the peer killed (SEND_WITH_INV).
+ * @MRCORE_STAT_ERR_DMA_MAP: DMA mappings that failed.
+ * @MRCORE_STAT_ERR_MR_ALLOC: device MR allocations that failed.
+ * @MRCORE_STAT_ERR_MAP: registrations the backend refused.
+ * @MRCORE_STAT_ERR_NO_BACKEND: I/Os no backend could move.
+ * @MRCORE_STAT_ERR_POOL_DRY: I/Os refused with -EAGAIN.
+ * @MRCORE_STAT_ERR_POST: rdma_io_ctx_post() failures.
+ * @MRCORE_STAT_ERR_COMPLETION: I/Os destroyed after a failed, flushed or
+ *	missing completion.
+ * @MRCORE_STAT_NR: number of counters.
+ */
+enum mrcore_stat {
+	MRCORE_STAT_MAPS,
+	MRCORE_STAT_UNMAPS,
+	MRCORE_STAT_IOS,
+	MRCORE_STAT_WRS,
+	MRCORE_STAT_POSTS,
+	MRCORE_STAT_POOL_HITS,
+	MRCORE_STAT_POOL_MISSES,
+	MRCORE_STAT_POOL_FALLBACKS,
+	MRCORE_STAT_INV_LOCAL,
+	MRCORE_STAT_INV_REMOTE,
+	MRCORE_STAT_ERR_DMA_MAP,
+	MRCORE_STAT_ERR_MR_ALLOC,
+	MRCORE_STAT_ERR_MAP,
+	MRCORE_STAT_ERR_NO_BACKEND,
+	MRCORE_STAT_ERR_POOL_DRY,
+	MRCORE_STAT_ERR_POST,
+	MRCORE_STAT_ERR_COMPLETION,
+	MRCORE_STAT_NR,
+};
+
+/**
+ * enum mrcore_class - a class of operations a backend is chosen for
+ * @MRCORE_CLASS_MAP: the map API's MRs.
+ * @MRCORE_CLASS_READ: I/O contexts that READ.
+ * @MRCORE_CLASS_WRITE: I/O contexts that WRITE.
+ * @MRCORE_CLASS_NR: number of classes.
+ */
+enum mrcore_class {
+	MRCORE_CLASS_MAP,
+	MRCORE_CLASS_READ,
+	MRCORE_CLASS_WRITE,
+	MRCORE_CLASS_NR,
+};
+
+/**
+ * enum mrcore_why - why a backend was chosen
+ * @MRCORE_WHY_NONE: nothing chosen yet.
+ * @MRCORE_WHY_ONLY: the first backend serving the device (the map API).
+ * @MRCORE_WHY_CHEAPEST: the cost model's choice.
+ * @MRCORE_WHY_FORCED: forced (module parameter, debugfs or the pool).
+ * @MRCORE_WHY_POOL_DRY: the fallback after a pool miss.
+ * @MRCORE_WHY_NR: number of reasons.
+ */
+enum mrcore_why {
+	MRCORE_WHY_NONE,
+	MRCORE_WHY_ONLY,
+	MRCORE_WHY_CHEAPEST,
+	MRCORE_WHY_FORCED,
+	MRCORE_WHY_POOL_DRY,
+	MRCORE_WHY_NR,
+};
+
+#define MRCORE_DEVICE_SLOTS	8
+
+/**
+ * struct mrcore_device_stats - one CPU's counters of a device
+ * @v: by enum mrcore_stat.
+ * @by_backend: uses per backend slot and class.
+ */
+struct mrcore_device_stats {
+	u64 v[MRCORE_STAT_NR];
+	u64 by_backend[MRCORE_DEVICE_SLOTS][MRCORE_CLASS_NR];
+};
+
+/**
+ * struct mrcore_device - what the core keeps per RDMA device
+ * @ref: held by the device's registration, each MR and each pool.
+ * @stats: per-CPU counters.
+ * @dir: debugfs directory devices/<name>/.
+ * @lock: serializes claiming a backend slot.
+ * @nr_slots: backend slots claimed.
+ * @slot_ops: the backend of each slot (compared, never dereferenced).
+ * @slot_name: its name, kept for when the backend is gone.
+ * @last_slot: per class, 1 + the slot of the backend chosen last, or 0.
+ * @last_why: per class, why.
+ */
+struct mrcore_device {
+	struct kref ref;
+	struct mrcore_device_stats __percpu *stats;
+	struct dentry *dir;
+	spinlock_t lock;	/* serializes claiming a backend slot */
+	u32 nr_slots;
+	const struct rdma_mr_backend_ops *slot_ops[MRCORE_DEVICE_SLOTS];
+	char slot_name[MRCORE_DEVICE_SLOTS][MRCORE_BACKEND_NAME_LEN];
+	u32 last_slot[MRCORE_CLASS_NR];
+	u32 last_why[MRCORE_CLASS_NR];
+};
+
+struct mrcore_device *mrcore_device_get(struct ib_device *ibdev);
+void mrcore_device_put(struct mrcore_device *mdev);
+void mrcore_device_chose(struct mrcore_device *mdev, enum mrcore_class op_class,
+			 const struct rdma_mr_backend_ops *ops,
+			 enum mrcore_why why);
+u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat);
+int mrcore_devices_init(struct dentry *root);
+void mrcore_devices_exit(void);
+
+/* Counting is per CPU and free of atomics; a device without state skips it. */
+static inline void mrcore_stat_add(struct mrcore_device *mdev,
+				   enum mrcore_stat stat, u32 n)
+{
+	if (mdev)
+		this_cpu_add(mdev->stats->v[stat], n);
+}
+
+static inline void mrcore_stat_inc(struct mrcore_device *mdev,
+				   enum mrcore_stat stat)
+{
+	mrcore_stat_add(mdev, stat, 1);
+}
+
+/**
  * struct rdma_io_pool - the MRs of one QP
  * @qp: the QP.
  * @pd: its protection domain.
@@ -96,6 +231,7 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * @nr_free: MRs on @free.
  * @recycle_work: deregisters and replaces the MRs on @quarantine.
  * @forced: name of the backend every I/O of this pool must use, or "".
+ * @mdev: the device's state, or %NULL.
  */
 struct rdma_io_pool {
 	struct ib_qp *qp;
@@ -111,6 +247,7 @@ struct rdma_io_pool {
 	u32 nr_free;
 	struct work_struct recycle_work;
 	char forced[MRCORE_BACKEND_NAME_LEN];
+	struct mrcore_device *mdev;
 };
 
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
@@ -155,7 +292,7 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 	       __mrcore_should_fail(point);
 }
 
-void mrcore_debugfs_init(void);
+struct dentry *mrcore_debugfs_init(void);
 void mrcore_debugfs_exit(void);
 
 extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];

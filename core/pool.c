@@ -143,6 +143,7 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 	pool->pd = qp->pd;
 	pool->dev = qp->device;
 	pool->port_num = port_num;
+	pool->mdev = mrcore_device_get(pool->dev);
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->free);
 	INIT_LIST_HEAD(&pool->quarantine);
@@ -168,6 +169,7 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 
 free_mrs:
 	mrcore_pool_free_mrs(pool);
+	mrcore_device_put(pool->mdev);
 	kfree(pool);
 	return ERR_PTR(ret);
 }
@@ -189,6 +191,7 @@ void rdma_io_pool_destroy(struct rdma_io_pool *pool)
 	flush_work(&pool->recycle_work);
 	WARN_ON_ONCE(pool->nr_free != pool->nr_total);
 	mrcore_pool_free_mrs(pool);
+	mrcore_device_put(pool->mdev);
 	kfree(pool);
 }
 EXPORT_SYMBOL_GPL(rdma_io_pool_destroy);
@@ -259,6 +262,7 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 		u32 free = pool->nr_free;
 
 		spin_unlock_irqrestore(&pool->lock, flags);
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
 		trace_mrcore_pool_exhausted(n, free);
 		return -EAGAIN;
 	}
@@ -269,6 +273,7 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 	}
 	pool->nr_free -= n;
 	spin_unlock_irqrestore(&pool->lock, flags);
+	mrcore_stat_add(pool->mdev, MRCORE_STAT_POOL_HITS, n);
 	return 0;
 }
 

@@ -34,6 +34,8 @@ enum rdma_mr_state {
 
 struct rdma_mr_backend_ops;
 
+struct mrcore_device;
+
 /**
  * struct rdma_mr - a memory region managed by rdma-mrcore
  * @pd: protection domain the MR belongs to.
@@ -63,6 +65,7 @@ struct rdma_mr_backend_ops;
  * @cqe: completion entry of the signaled WRs the core builds, or %NULL.
  * @reg_wr: registration WR storage for backends that post one.
  * @inv_wr: invalidation WR storage for backends that post one.
+ * @mdev: the core's state of the device (counters); not for backends.
  */
 struct rdma_mr {
 	struct ib_pd *pd;
@@ -91,6 +94,7 @@ struct rdma_mr {
 	struct ib_cqe *cqe;
 	struct ib_reg_wr reg_wr;
 	struct ib_send_wr inv_wr;
+	struct mrcore_device *mdev;
 };
 
 /**
@@ -166,6 +170,7 @@ void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops);
 /* Fault injection, for tests (core/fault.c). */
 int rdma_mrcore_fault_arm(const char *name, u32 skip, u32 times);
 int rdma_mrcore_fault_hits(const char *name);
+int rdma_mrcore_devices_live(void);
 
 /* Helpers for backends that build I/O. */
 struct ib_device *rdma_io_pool_device(const struct rdma_io_pool *pool);

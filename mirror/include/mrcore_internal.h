@@ -212,6 +212,7 @@ typedef struct {
 #define atomic_read(v)		((v)->counter)
 #define atomic_set(v, i)	((v)->counter = (i))
 #define atomic_inc(v)		((v)->counter++)
+#define atomic_dec(v)		((v)->counter--)
 static inline int atomic_dec_if_positive(atomic_t *v)
 {
 	int dec = v->counter - 1;
@@ -228,6 +229,31 @@ struct static_key_false {
 #define static_branch_unlikely(k)	((k)->enabled)
 #define static_branch_enable(k)		((k)->enabled = true)
 #define static_branch_disable(k)	((k)->enabled = false)
+#define READ_ONCE(x)		(x)
+#define WRITE_ONCE(x, v)	((x) = (v))
+#define smp_load_acquire(p)	(*(p))
+#define smp_store_release(p, v)	(*(p) = (v))
+
+/* Reference counts and per-CPU data: one CPU, plain integers. */
+struct kref {
+	int refcount;
+};
+#define kref_init(k)		((k)->refcount = 1)
+#define kref_get(k)		((k)->refcount++)
+static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
+{
+	if (--k->refcount)
+		return 0;
+	release(k);
+	return 1;
+}
+#define __percpu
+#define alloc_percpu(type)	((type *)mirror_kzalloc(sizeof(type)))
+#define free_percpu(p)		kfree(p)
+#define per_cpu_ptr(p, cpu)	((void)(cpu), (p))
+#define this_cpu_add(x, n)	((x) += (n))
+#define this_cpu_inc(x)		((x)++)
+#define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
 
 /* Module parameters and debugfs: present, and inert. */
 #define module_param_string(name, string, len, perm) MIRROR_DECL(param_##name)
@@ -328,7 +354,20 @@ struct ib_device {
 	bool iwarp;
 	bool no_read_inv;	/* mirror only: an iWARP device without it */
 	void *sim;
+	void *client_data;	/* the one client: the module */
 };
+
+/* Clients: the simulated HCAs call add() and remove() as ib_core would. */
+struct ib_client {
+	const char *name;
+	int (*add)(struct ib_device *dev);
+	void (*remove)(struct ib_device *dev, void *client_data);
+};
+int ib_register_client(struct ib_client *client);
+void ib_unregister_client(struct ib_client *client);
+#define ib_get_client_data(dev, client)	((void)(client), (dev)->client_data)
+#define ib_set_client_data(dev, client, data) \
+	((void)(client), (dev)->client_data = (data))
 
 struct ib_pd {
 	struct ib_device *device;

@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <set>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace sim {
 
@@ -23,6 +26,22 @@ Counters &counters()
 	return c;
 }
 
+namespace {
+// Registered devices and the client, as ib_core keeps them: a client sees
+// add() for every device there is or comes, and remove() when either goes.
+std::vector<ib_device *> &live_devices()
+{
+	static std::vector<ib_device *> v;
+	return v;
+}
+
+ib_client *&registered_client()
+{
+	static ib_client *c;
+	return c;
+}
+} // namespace
+
 Hca::Hca(const Profile &profile, const char *name) : profile_(profile)
 {
 	std::snprintf(dev_.name, sizeof(dev_.name), "%s", name);
@@ -36,10 +55,18 @@ Hca::Hca(const Profile &profile, const char *name) : profile_(profile)
 	if (profile.mem_mgt_extensions)
 		dev_.attrs.device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	dev_.sim = this;
+	live_devices().push_back(&dev_);
+	if (registered_client() && registered_client()->add(&dev_))
+		std::fprintf(stderr, "sim: %s: client add failed\n", dev_.name);
 }
 
 Hca::~Hca()
 {
+	auto &devs = live_devices();
+
+	devs.erase(std::find(devs.begin(), devs.end(), &dev_));
+	if (registered_client() && dev_.client_data)
+		registered_client()->remove(&dev_, dev_.client_data);
 	for (auto &entry : mrs_) {
 		if (!entry.second->dma_mr) {
 			std::fprintf(stderr, "sim: %s: MR %u leaked\n",
@@ -437,6 +464,24 @@ extern "C" void mutex_lock(struct mutex *m)
 	}
 }
 
+extern "C" int ib_register_client(struct ib_client *client)
+{
+	sim::registered_client() = client;
+	for (ib_device *dev : sim::live_devices())
+		if (client->add(dev))
+			std::fprintf(stderr, "sim: %s: client add failed\n",
+				     dev->name);
+	return 0;
+}
+
+extern "C" void ib_unregister_client(struct ib_client *client)
+{
+	for (ib_device *dev : sim::live_devices())
+		if (dev->client_data)
+			client->remove(dev, dev->client_data);
+	sim::registered_client() = nullptr;
+}
+
 extern "C" void mutex_unlock(struct mutex *m)
 {
 	m->held--;
@@ -630,6 +675,8 @@ extern "C" bool flush_work(struct work_struct *work)
 	return true;
 }
 
+// debugfs: files by path ("rdma_mrcore/devices/local/counters"); a dentry
+// is its path, interned.
 namespace {
 std::map<std::string, std::pair<const file_operations *, void *>> &
 debugfs_files()
@@ -637,12 +684,22 @@ debugfs_files()
 	static std::map<std::string, std::pair<const file_operations *, void *>> m;
 	return m;
 }
+
+std::string debugfs_path(struct dentry *parent, const char *name)
+{
+	if (!parent)
+		return name;
+	return *reinterpret_cast<const std::string *>(parent) + "/" + name;
+}
 } // namespace
 
 extern "C" struct dentry *debugfs_create_dir(const char *name,
 					     struct dentry *parent)
 {
-	return nullptr;
+	static std::set<std::string> dirs;
+	const std::string &path = *dirs.insert(debugfs_path(parent, name)).first;
+
+	return reinterpret_cast<struct dentry *>(const_cast<std::string *>(&path));
 }
 
 extern "C" struct dentry *debugfs_create_file(const char *name,
@@ -650,13 +707,20 @@ extern "C" struct dentry *debugfs_create_file(const char *name,
 					      struct dentry *parent, void *data,
 					      const struct file_operations *fops)
 {
-	debugfs_files()[name] = {fops, data};
+	debugfs_files()[debugfs_path(parent, name)] = {fops, data};
 	return nullptr;
 }
 
 extern "C" void debugfs_remove_recursive(struct dentry *d)
 {
-	debugfs_files().clear();
+	if (!d)
+		return;
+	const std::string prefix = debugfs_path(d, "");
+	auto &m = debugfs_files();
+
+	for (auto it = m.lower_bound(prefix);
+	     it != m.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
+		it = m.erase(it);
 }
 
 extern "C" const struct file_operations *mirror_debugfs_fops(const char *name)

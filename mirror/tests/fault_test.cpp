@@ -197,9 +197,9 @@ TEST_F(IoTest, FailedRecycleShrinksThePool)
 TEST_F(IoTest, FaultKnobsThroughDebugfs)
 {
 	SetUpIo(sim::kRoce);
-	const file_operations *fops = mirror_debugfs_fops("dma_map");
+	const file_operations *fops = mirror_debugfs_fops("rdma_mrcore/fault/dma_map");
 	ASSERT_NE(fops, nullptr);
-	inode ino{mirror_debugfs_data("dma_map")};
+	inode ino{mirror_debugfs_data("rdma_mrcore/fault/dma_map")};
 	file f{&ino};
 	loff_t pos = 0;
 	const char arm[] = "1 2";

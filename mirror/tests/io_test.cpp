@@ -3,6 +3,9 @@
 // The READ/WRITE helper beyond the scenario table: pool exhaustion and its
 // fallback, flushed and failed I/O, the iWARP temporary sink MR, FMR batch
 // flushes, offsets, holes, bad input and the force knobs.
+#include <map>
+#include <sstream>
+
 #include "io_fixture.h"
 
 namespace mirror {
@@ -311,7 +314,7 @@ TEST_F(IoBehaviourTest, DebugfsKnobForcesEveryPool)
 {
 	SetUpIo(sim::kRoce, 1, 16);
 	ExposeRemote(16 * PAGE_SIZE);
-	const file_operations *fops = mirror_debugfs_fops("force_backend");
+	const file_operations *fops = mirror_debugfs_fops("rdma_mrcore/force_backend");
 	ASSERT_NE(fops, nullptr);
 	const char frwr[] = "frwr\n";
 	loff_t pos = 0;
@@ -392,6 +395,110 @@ TEST_F(IoTest, MultireadFollowsTheQpsSgeLimits)
 		ib_wc ok{};
 		rdma_io_ctx_destroy(&ctx, &ok);
 	}
+}
+
+
+// The text of a device's debugfs file, "name value" lines as a map.
+std::map<std::string, std::string> DeviceFile(const char *dev, const char *file)
+{
+	std::string path = std::string("rdma_mrcore/devices/") + dev + "/" + file;
+	const file_operations *fops = mirror_debugfs_fops(path.c_str());
+	std::map<std::string, std::string> m;
+	char buf[4096] = {};
+	loff_t pos = 0;
+
+	if (!fops)
+		return m;
+	inode ino{mirror_debugfs_data(path.c_str())};
+	struct file f{&ino};
+	ssize_t n = fops->read(&f, buf, sizeof(buf) - 1, &pos);
+	std::istringstream in(std::string(buf, n > 0 ? size_t(n) : 0));
+	for (std::string line; std::getline(in, line);) {
+		size_t sp = line.find(' ');
+		m[line.substr(0, sp)] = line.substr(sp + 1);
+	}
+	return m;
+}
+
+TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
+{
+	SetUpIo(sim::kRoce, 1, 256);		// one MR of 256 pages
+	ExposeRemote(256 * PAGE_SIZE);
+	rdma_io_ctx a, b, c;
+	Sg sa, sb, sc;
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+
+	ASSERT_EQ(Init(&a, &sa, 256, true), 2);		// frwr: REG + READ
+	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 8);	// pool dry: multiread
+	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
+	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&a, &ok);
+	rdma_io_ctx_destroy(&b, &ok);
+	ASSERT_EQ(Init(&c, &sc, 1, false), 1);		// one WRITE WR
+	rdma_io_ctx_destroy(&c, nullptr);		// never posted
+
+	// The map API: one rkey mapping, invalidated locally, unmapped.
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	Sg sm;
+	sm.add(arena_, 0, 0, PAGE_SIZE);
+	ib_send_wr *chain = nullptr;
+	u32 key;
+	u64 iova;
+	ASSERT_EQ(rdma_map_sg_rkey(&key, &iova, mr, sm.get(), 1,
+				   RDMA_MR_REMOTE_READ, &chain), 0);
+	Post(local_.qp, chain);
+	chain = nullptr;
+	ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
+	Post(local_.qp, chain);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	rdma_destroy_mr(mr);
+
+	auto n = DeviceFile("local", "counters");
+	EXPECT_EQ(n["ios"], "3");
+	EXPECT_EQ(n["wrs_posted"], "10");
+	EXPECT_EQ(n["posts"], "2");
+	EXPECT_EQ(n["pool_hits"], "1");
+	EXPECT_EQ(n["pool_misses"], "1");
+	EXPECT_EQ(n["pool_fallbacks"], "1");
+	EXPECT_EQ(n["err_pool_dry"], "0");
+	EXPECT_EQ(n["err_completion"], "1");
+	EXPECT_EQ(n["err_post"], "0");
+	EXPECT_EQ(n["maps"], "1");
+	EXPECT_EQ(n["unmaps"], "1");
+	EXPECT_EQ(n["invalidate_local"], "1");
+	EXPECT_EQ(n["invalidate_remote"], "0");
+	EXPECT_EQ(n["read_frwr"], "1");
+	EXPECT_EQ(n["read_multiread"], "1");
+	EXPECT_EQ(n["write_multiread"], "1");
+	EXPECT_EQ(n["map_frwr"], "2");			// the pool's MR, then ours
+
+	auto why = DeviceFile("local", "backends");
+	EXPECT_EQ(why["map"], "frwr only");
+	EXPECT_EQ(why["read"], "multiread pool dry");
+	EXPECT_EQ(why["write"], "multiread cheapest");
+	// The peer did nothing through the core.
+	EXPECT_EQ(DeviceFile("peer", "counters")["ios"], "0");
+}
+
+TEST_F(IoBehaviourTest, DeviceStateOutlivesRemovalUntilLastPool)
+{
+	SetUpIo(sim::kRoce, 1, 16);
+	int live = rdma_mrcore_devices_live();
+
+	// The device goes (its client remove()) while the pool still holds
+	// its state: the files go at once, the state with the pool.
+	EXPECT_NE(local_.hca->dev()->client_data, nullptr);
+	mrcore_devices_exit();
+	EXPECT_EQ(mirror_debugfs_fops("rdma_mrcore/devices/local/counters"),
+		  nullptr);
+	EXPECT_EQ(rdma_mrcore_devices_live(), 1);	// the pool's reference
+	rdma_io_pool_destroy(pool_);
+	pool_ = nullptr;
+	EXPECT_EQ(rdma_mrcore_devices_live(), 0);
+	EXPECT_EQ(live, 2);
+	// Back, for the module's exit in teardown.
+	ASSERT_EQ(mrcore_devices_init(nullptr), 0);
 }
 
 } // namespace
