@@ -62,6 +62,9 @@ count() {
 		tail -n 5 "$stem.err" >&2
 		return 1
 	}
+	# Exclusive Ir per function, for the core's share.
+	callgrind_annotate --auto=no --inclusive=no --threshold=100 \
+		"$stem.out" >"$stem.fn"
 }
 export -f count
 export B CG
@@ -70,5 +73,5 @@ while read -r row; do
 done <"$CG/rows" | xargs -n 2 -P "$(nproc)" bash -c 'count "$0" "$1"'
 
 python3 "$TOP/mirror/bench/report.py" "$OUT/mirror-gbench.json" "$CG" \
-	"$N1" "$N2" "$OUT/mirror.json"
+	"$N1" "$N2" "$OUT/mirror.json" "$TOP"
 echo "bench-mirror: build/bench/mirror.json; callgrind profiles in build/bench/callgrind/"

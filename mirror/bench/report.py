@@ -3,11 +3,16 @@
 """Merge the mirror's benchmark results into one table and one JSON file.
 
 Inputs: Google Benchmark's JSON (repetitions with aggregates) and, per row,
-the callgrind totals and the driver's tallies of two runs of N1 and N2 I/Os.
-Every row must have both measurements, and the WRs and MRs per I/O the two
-programs counted must agree; otherwise this exits non-zero.
+for two runs of N1 and N2 I/Os: callgrind's totals, callgrind_annotate's
+exclusive Ir per function and the driver's tallies.  Every row must have
+both measurements, and the WRs and MRs per I/O the two programs counted
+must agree; otherwise this exits non-zero.
 
-usage: report.py GBENCH_JSON CALLGRIND_DIR N1 N2 OUT_JSON
+"core Ir/IO" counts the instructions of functions defined in core/*.c and
+drivers/*.c (kernel helpers inlined into them included), leaving out the
+mirror's verbs shims, its counting allocator and libc.
+
+usage: report.py GBENCH_JSON CALLGRIND_DIR N1 N2 OUT_JSON TOP
 """
 import json
 import re
@@ -45,6 +50,26 @@ def callgrind_total(path):
     sys.exit(f"report: no totals line in {path}")
 
 
+FN_LINE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+(.*?)(?: \[[^\]]*\])?$")
+
+
+def core_ir(path, top):
+    """Exclusive Ir of the functions core/ and drivers/ define."""
+    costs = []
+    for line in Path(path).read_text().splitlines():
+        m = FN_LINE.match(line)
+        if not m or ":" not in m.group(2):
+            continue
+        file, fn = m.group(2).split(":", 1)
+        file = file.removeprefix(top + "/")
+        costs.append((int(m.group(1).replace(",", "")), file, fn))
+    ours = {fn for _, file, fn in costs
+            if re.match(r"(core|drivers)/[^/]+\.c$", file)}
+    if not ours:
+        sys.exit(f"report: no core function in {path}")
+    return sum(ir for ir, _, fn in costs if fn in ours)
+
+
 def tally(path):
     """ios, wrs and mrs the driver printed for its run."""
     m = re.search(r"ios=(\d+) wrs=(\d+) mrs=(\d+)", Path(path).read_text())
@@ -54,9 +79,9 @@ def tally(path):
 
 
 def main():
-    if len(sys.argv) != 6:
+    if len(sys.argv) != 7:
         sys.exit(__doc__)
-    gbench, cgdir, n1, n2, out = sys.argv[1:]
+    gbench, cgdir, n1, n2, out, top = sys.argv[1:]
     n1, n2, cgdir = int(n1), int(n2), Path(cgdir)
     rows, context = gbench_rows(gbench)
     order = (cgdir / "rows").read_text().split()
@@ -69,6 +94,7 @@ def main():
         g = rows[name]
         stem = cgdir / name.replace("/", "_").replace("@", "_")
         ir = [callgrind_total(f"{stem}.{n}.out") for n in (n1, n2)]
+        core = [core_ir(f"{stem}.{n}.fn", top) for n in (n1, n2)]
         t1, t2 = (tally(f"{stem}.{n}.log") for n in (n1, n2))
         ios = t2[0] - t1[0]
         if ios != n2 - n1:
@@ -89,6 +115,7 @@ def main():
             "ns_per_io": round(g["ns_per_io"], 1),
             "ns_per_io_cv": round(g.get("cv", 0.0), 4),
             "ir_per_io": round((ir[1] - ir[0]) / ios, 1),
+            "core_ir_per_io": round((core[1] - core[0]) / ios, 1),
             "wrs_per_io": wrs,
             "mrs_per_io": mrs,
         })
@@ -99,6 +126,7 @@ def main():
         "ns_per_io": "Google Benchmark, median CPU time of "
                      f"{rows[order[0]]['repetitions']} repetitions",
         "ir_per_io": f"callgrind, (Ir({n2}) - Ir({n1})) / {n2 - n1}",
+        "core_ir_per_io": "the same, functions of core/ and drivers/ only",
         "host": {k: context.get(k) for k in
                  ("host_name", "num_cpus", "mhz_per_cpu", "library_build_type")},
         "rows": result,
@@ -106,13 +134,15 @@ def main():
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(json.dumps(doc, indent=1) + "\n")
 
-    head = f"{'row':<34} {'ns/IO':>9} {'cv':>6} {'Ir/IO':>9} {'WRs/IO':>7} {'MRs/IO':>7}"
+    head = (f"{'row':<30} {'ns/IO':>7} {'cv':>6} {'Ir/IO':>7} "
+            f"{'core Ir':>7} {'WRs/IO':>6} {'MRs/IO':>6}")
     print(head)
     print("-" * len(head))
     for r in result:
-        print(f"{r['row']:<34} {r['ns_per_io']:>9.0f} "
-              f"{100 * r['ns_per_io_cv']:>5.1f}% {r['ir_per_io']:>9.0f} "
-              f"{r['wrs_per_io']:>7.2f} {r['mrs_per_io']:>7.2f}")
+        print(f"{r['row']:<30} {r['ns_per_io']:>7.0f} "
+              f"{100 * r['ns_per_io_cv']:>5.1f}% {r['ir_per_io']:>7.0f} "
+              f"{r['core_ir_per_io']:>7.0f} "
+              f"{r['wrs_per_io']:>6.2f} {r['mrs_per_io']:>6.2f}")
 
 
 if __name__ == "__main__":
