@@ -6,6 +6,7 @@
 #   make demo                 boot the test kernel and move data on rxe and siw
 #   make check                every test layer; last line "check: N passed, M failed"
 #   make mirror               userspace mirror tests only
+#   make bench-mirror         mirror benchmarks: ns and instructions per I/O
 #   make kunit                KUnit in QEMU only
 #   make test-kernel          build (or reuse) the cached test kernel
 
@@ -24,7 +25,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
-	checkpatch kernel-doc docs format-check dkms-check fuzz soak
+	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror
 
 all: modules
 
@@ -45,6 +46,9 @@ check:
 
 mirror:
 	@scripts/mirror.sh
+
+bench-mirror:
+	@scripts/bench-mirror.sh
 
 checkpatch:
 	@scripts/checkpatch.sh

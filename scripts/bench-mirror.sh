@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Benchmarks of the READ/WRITE helper's CPU path in the userspace mirror
+# (make bench-mirror): an optimized build without sanitizers, Google
+# Benchmark's time per I/O and callgrind's instructions per I/O for every
+# row of mirror/bench/rig.cpp.  Prints a table; writes build/bench/mirror.json.
+#
+#   scripts/bench-mirror.sh [REGEX]   only the rows whose name matches REGEX
+#
+# MRCORE_BENCH_MIN_TIME (seconds per repetition, default 0.1) and
+# MRCORE_BENCH_REPS (repetitions, default 3) size the Google Benchmark runs.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=$TOP/build/mirror-bench
+OUT=$TOP/build/bench
+CG=$OUT/callgrind
+filter=${1:-.}
+# I/Os of the two callgrind runs; their difference is a multiple of the
+# pool's 32 MRs (mirror/bench/io_count.cpp).
+N1=64
+N2=576
+
+for tool in valgrind python3; do
+	command -v "$tool" >/dev/null || {
+		echo "bench-mirror: $tool missing (scripts/deps.sh)" >&2
+		exit 2
+	}
+done
+
+cmake -S "$TOP/mirror" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DMRCORE_BENCH=ON >/dev/null
+ninja -C "$B" mirror_bench mirror_io_count >/dev/null
+
+rm -rf "$CG"
+mkdir -p "$CG"
+"$B/bench/mirror_io_count" --list | grep -E -- "$filter" >"$CG/rows" || {
+	echo "bench-mirror: no row matches '$filter'" >&2
+	exit 2
+}
+echo "bench-mirror: $(wc -l <"$CG/rows") rows"
+
+# Google Benchmark's row names are "io/<row>": anchor the same rows.
+gfilter="^io/($(sed 's/[.[\()*+?{|^$]/\\&/g' "$CG/rows" | paste -sd'|'))\$"
+"$B/bench/mirror_bench" --benchmark_filter="$gfilter" \
+	--benchmark_min_time="${MRCORE_BENCH_MIN_TIME:-0.1}" \
+	--benchmark_repetitions="${MRCORE_BENCH_REPS:-3}" \
+	--benchmark_report_aggregates_only=true \
+	--benchmark_out="$OUT/mirror-gbench.json" --benchmark_out_format=json \
+	>"$OUT/mirror-gbench.log" 2>&1 || {
+	tail -n 20 "$OUT/mirror-gbench.log"
+	exit 1
+}
+
+# One callgrind run per (row, N), as many at once as there are CPUs.
+count() {
+	local row=$1 n=$2 stem
+	stem=$CG/$(echo "$row" | tr '/@' '__').$n
+	valgrind --tool=callgrind --callgrind-out-file="$stem.out" \
+		"$B/bench/mirror_io_count" "$row" "$n" >"$stem.log" 2>"$stem.err" || {
+		echo "bench-mirror: $row: callgrind run of $n I/Os failed:" >&2
+		tail -n 5 "$stem.err" >&2
+		return 1
+	}
+	# Exclusive Ir per function, for the core's share.
+	callgrind_annotate --auto=no --inclusive=no --threshold=100 \
+		"$stem.out" >"$stem.fn"
+}
+export -f count
+export B CG
+while read -r row; do
+	printf '%s %s\n' "$row" "$N1" "$row" "$N2"
+done <"$CG/rows" | xargs -n 2 -P "$(nproc)" bash -c 'count "$0" "$1"'
+
+python3 "$TOP/mirror/bench/report.py" "$OUT/mirror-gbench.json" "$CG" \
+	"$N1" "$N2" "$OUT/mirror.json" "$TOP"
+echo "bench-mirror: build/bench/mirror.json; callgrind profiles in build/bench/callgrind/"
