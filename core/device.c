@@ -28,6 +28,7 @@ static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_POOL_HITS] = "pool_hits",
 	[MRCORE_STAT_POOL_MISSES] = "pool_misses",
 	[MRCORE_STAT_POOL_FALLBACKS] = "pool_fallbacks",
+	[MRCORE_STAT_MR_RECYCLED] = "mr_recycled",
 	[MRCORE_STAT_INV_LOCAL] = "invalidate_local",
 	[MRCORE_STAT_INV_REMOTE] = "invalidate_remote",
 	[MRCORE_STAT_ERR_DMA_MAP] = "err_dma_map",

@@ -90,6 +90,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * @MRCORE_STAT_POOL_HITS: MRs taken from a pool.
  * @MRCORE_STAT_POOL_MISSES: takes refused, too few free MRs.
  * @MRCORE_STAT_POOL_FALLBACKS: I/Os moved without MRs after a miss.
+ * @MRCORE_STAT_MR_RECYCLED: quarantined MRs whose device MR was replaced
+ *	(which killed the key of their failed or flushed I/O).
  * @MRCORE_STAT_INV_LOCAL: keys killed by a WR of ours (LOCAL_INV, or a
  *	READ_WITH_INV into the sink).
  * @MRCORE_STAT_INV_REMOTE: keys the peer killed (SEND_WITH_INV).
@@ -112,6 +114,7 @@ enum mrcore_stat {
 	MRCORE_STAT_POOL_HITS,
 	MRCORE_STAT_POOL_MISSES,
 	MRCORE_STAT_POOL_FALLBACKS,
+	MRCORE_STAT_MR_RECYCLED,
 	MRCORE_STAT_INV_LOCAL,
 	MRCORE_STAT_INV_REMOTE,
 	MRCORE_STAT_ERR_DMA_MAP,

@@ -92,6 +92,7 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 			pool->nr_total--;
 			continue;
 		}
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_MR_RECYCLED);
 		spin_lock_irqsave(&pool->lock, flags);
 		list_add_tail(&mr->pool_entry, &pool->free);
 		pool->nr_free++;

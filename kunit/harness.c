@@ -17,7 +17,7 @@
 
 #define MRCORE_E2E_CM_TIMEOUT_MS	5000
 #define MRCORE_E2E_STEP_TIMEOUT_MS	15000
-#define MRCORE_E2E_SQ_DEPTH		64
+#define MRCORE_E2E_SQ_DEPTH		256
 #define MRCORE_E2E_RQ_DEPTH		16
 #define MRCORE_E2E_RD_ATOM		4
 
@@ -226,6 +226,25 @@ static void mrcore_e2e_conn_param(struct ib_device *dev,
 	param->rnr_retry_count = 7;
 }
 
+/*
+ * The pair's device is going away: rdma_cm waits until every id on it is
+ * destroyed.  The user's hook releases what it built on the QPs first (once,
+ * for both ends), then this end's QP, CQ and PD go, and the non-zero return
+ * makes rdma_cm destroy the id.
+ */
+static int mrcore_e2e_removal(struct mrcore_e2e_pair *pair,
+			      struct mrcore_e2e_side *side,
+			      struct rdma_cm_id *id)
+{
+	if (side->cm_id != id)
+		return 0;
+	if (atomic_inc_return(&pair->removals) == 1 && pair->on_removal)
+		pair->on_removal(pair, pair->removal_data);
+	mrcore_e2e_side_release(side);
+	side->cm_id = NULL;
+	return 1;
+}
+
 /* rdma_cm events of the listener and of the accepted id. */
 static int mrcore_e2e_passive_handler(struct rdma_cm_id *id,
 				      struct rdma_cm_event *event)
@@ -260,7 +279,9 @@ static int mrcore_e2e_passive_handler(struct rdma_cm_id *id,
 			atomic_inc(&pair->disconnected);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		return 0;
+		if (id == pair->listen_id)
+			return 0;
+		return mrcore_e2e_removal(pair, &pair->passive, id);
 	default:
 		if (id == pair->listen_id)
 			return 0;
@@ -287,8 +308,9 @@ static int mrcore_e2e_active_handler(struct rdma_cm_id *id,
 		atomic_inc(&pair->disconnected);
 		return 0;
 	}
-	if (event->event == RDMA_CM_EVENT_TIMEWAIT_EXIT ||
-	    event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+	if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return mrcore_e2e_removal(pair, &pair->active, id);
+	if (event->event == RDMA_CM_EVENT_TIMEWAIT_EXIT)
 		return 0;
 	pair->active_event = event->event;
 	pair->active_status = event->status;

@@ -77,6 +77,12 @@ struct mrcore_e2e_side {
  * @passive_done: completed when the passive end is established or failed.
  * @passive_status: 0 when established, else a negative errno.
  * @disconnected: number of RDMA_CM_EVENT_DISCONNECTED events on both ends.
+ * @on_removal: if set, called once when rdma_cm reports the removal of the
+ *	pair's device, before the harness releases the QPs: the user
+ *	releases what it built on them (pools, MRs), as a ULP must.
+ * @removal_data: its argument.
+ * @removals: DEVICE_REMOVAL events handled; each released its end, whose
+ *	cm_id rdma_cm then destroyed.
  */
 struct mrcore_e2e_pair {
 	const struct mrcore_e2e_target *target;
@@ -91,6 +97,9 @@ struct mrcore_e2e_pair {
 	struct completion passive_done;
 	int passive_status;
 	atomic_t disconnected;
+	void (*on_removal)(struct mrcore_e2e_pair *pair, void *data);
+	void *removal_data;
+	atomic_t removals;
 };
 
 /**

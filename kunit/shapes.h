@@ -39,7 +39,8 @@ struct mrcore_shape_desc {
 	unsigned int stride;
 };
 
-static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] = {
+/* Not every file that describes its own shapes uses the table. */
+static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] __maybe_unused = {
 	[SHAPE_1_BYTE] = { "1_byte", 1, 0, 1, 1 },
 	[SHAPE_1_PAGE] = { "1_page", 1, 0, 4096, 1 },
 	[SHAPE_UNALIGNED] = { "unaligned", 1, 1000, 6000, 2 },

@@ -115,9 +115,12 @@ kunit)
 	for m in "$MODDIR"/*.ko; do
 		case "$(basename "$m")" in
 		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
+		mrcore_removal.ko) ;;
 		*) load "$m" ;;
 		esac
 	done
+	# Last: its suites remove siw1 and rxe1.
+	[ -e $MODDIR/mrcore_removal.ko ] && load $MODDIR/mrcore_removal.ko
 	echo "MRCORE-KTAP-BEGIN" >"$OUT"
 	for d in /sys/kernel/debug/kunit/*; do
 		[ -r "$d/results" ] || continue
@@ -140,6 +143,39 @@ esac
 for m in $LOADED; do
 	rmmod "$m" || say "ERROR: rmmod $m failed"
 done
+
+# Every module loaded and unloaded 50 times, KUnit's filter matching no
+# suite, before the kmemleak scan: init and exit paths must not leak.
+# rdma_mrcore's ib_client then adds and removes siw0 and rxe0 each round.
+load_loop() {
+	echo mrcore-no-suite >/sys/module/kunit/parameters/filter_glob ||
+		return 1
+	mods="$MODDIR/rdma_mrcore.ko $MODDIR/mrcore_harness.ko"
+	for m in "$MODDIR"/*.ko; do
+		case "$(basename "$m")" in
+		# the demo and benchmark modules run a program when loaded
+		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
+		mrcore_bench*.ko) ;;
+		*) mods="$mods $m" ;;
+		esac
+	done
+	n=$(echo $mods | wc -w)
+	round=0 fails=0
+	while [ $round -lt 50 ]; do
+		rev=
+		for m in $mods; do
+			insmod "$m" || fails=$((fails + 1))
+			rev="$(basename "$m" .ko) $rev"
+		done
+		for m in $rev; do
+			rmmod "$m" || fails=$((fails + 1))
+		done
+		round=$((round + 1))
+	done
+	say "load/unload: $round rounds of $n modules, $fails failures"
+	echo "MRCORE-LOADLOOP $round $n $fails" >"$OUT"
+}
+[ "$MODE" = kunit ] && load_loop
 
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	say "kmemleak scan"

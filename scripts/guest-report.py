@@ -14,6 +14,7 @@ guest-report.py demo OUTDIR KSRC TOP QEMU_RC
     not verified, a missing device kind, a timeout or a kernel report.
 """
 
+import fnmatch
 import glob
 import json
 import os
@@ -159,8 +160,29 @@ def kunit(out, ksrc, top, qemu_rc):
         if line.startswith('MRCORE-LOG ERROR'):
             problems.append('guest: ' + line[len('MRCORE-LOG '):])
 
+    # Load/unload rounds of every module after the suites (guest-init.sh).
+    loops = [re.match(r'MRCORE-LOADLOOP (\d+) (\d+) (\d+)$', line)
+             for line in results]
+    loops = [m for m in loops if m]
+    if not loops:
+        problems.append('no load/unload rounds were reported')
+    else:
+        rounds, mods, fails = (int(g) for g in loops[-1].groups())
+        print('kunit: load/unload: %d rounds of %d modules, %d failures' %
+              (rounds, mods, fails))
+        if rounds < 50 or fails or not mods:
+            problems.append('load/unload: %d rounds, %d failures' %
+                            (rounds, fails))
+
     suites = suites_ktap(results)
-    for s in sorted(expected_suites(top) - set(suites)):
+    # A kunit.filter_glob on the command line runs only the suites it names.
+    glob_arg = re.search(r'kunit\.filter_glob=(\S+)',
+                         os.environ.get('MRCORE_KUNIT_APPEND', ''))
+    expected = expected_suites(top)
+    if glob_arg:
+        suite_glob = glob_arg.group(1).split('.')[0]
+        expected = {s for s in expected if fnmatch.fnmatch(s, suite_glob)}
+    for s in sorted(expected - set(suites)):
         problems.append('suite %s produced no results' % s)
 
     ktap_path = os.path.join(out, 'ktap.txt')

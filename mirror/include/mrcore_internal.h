@@ -42,6 +42,7 @@ typedef u32 __be32;
 #define PAGE_ALIGN(x)	(((x) + PAGE_SIZE - 1) & PAGE_MASK)
 #define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
 
+#define __maybe_unused	__attribute__((__unused__))
 #ifndef __cplusplus	/* libstdc++ uses these names for its own identifiers */
 #define __init
 #define __exit

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the end-to-end suites of the READ/WRITE helper share (mrcore_io_*,
+ * mrcore_flush_*, mrcore_soak_*): a connected pair, the far side's memory
+ * under one rkey, local memory of a shape, a pool, and running one I/O.
+ * Everything is released by KUnit actions at the end of the test.
+ */
+#ifndef _MRCORE_IO_E2E_H
+#define _MRCORE_IO_E2E_H
+
+#include <kunit/test.h>
+#include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
+
+#include "mrcore_harness.h"
+#include "shapes.h"
+
+#define IO_TIMEOUT_MS		30000
+#define IO_OWNER_ORDER		10	/* 4 MiB, the largest shape */
+#define IO_OWNER_BYTES		(PAGE_SIZE << IO_OWNER_ORDER)
+
+/**
+ * struct io_owner - the far side's memory, one rkey over 4 MiB
+ * @pair: the pair.
+ * @page: the pages, physically contiguous and 4 MiB aligned.
+ * @mr: a raw FRWR MR of two 2 MiB pages (the test's tool, not the subject:
+ *	the devices' page lists would not cover 4 MiB in 4 KiB pages).
+ * @sg: its one entry.
+ * @rkey: the key.
+ * @iova: the address of the first byte.
+ */
+struct io_owner {
+	struct mrcore_e2e_pair *pair;
+	struct page *page;
+	struct ib_mr *mr;
+	struct scatterlist sg;
+	u32 rkey;
+	u64 iova;
+};
+
+/**
+ * struct io_local - local memory of a shape
+ * @page: the pages of a contiguous shape, or %NULL.
+ * @order: their allocation order.
+ * @buf: the pages of a scattered shape.
+ * @sg: the scatterlist over either.
+ * @nents: entries in @sg.
+ * @len: bytes.
+ */
+struct io_local {
+	struct page *page;
+	unsigned int order;
+	struct mrcore_e2e_buf buf;
+	struct scatterlist *sg;
+	unsigned int nents;
+	u64 len;
+};
+
+struct mrcore_e2e_pair *io_pair(struct kunit *test);
+struct io_owner *io_owner_create(struct kunit *test,
+				 struct mrcore_e2e_pair *pair);
+struct io_local *io_local_create(struct kunit *test,
+				 const struct mrcore_shape_desc *d);
+u8 *io_local_byte(struct io_local *l, u64 i);
+void io_fill(u8 *p, u64 len, u32 seed);
+struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
+			     u32 max_ctxs, u32 max_pages);
+int io_run(struct kunit *test, struct mrcore_e2e_side *side,
+	   struct rdma_io_ctx *ctx);
+bool io_on_iwarp(struct kunit *test);
+
+#endif /* _MRCORE_IO_E2E_H */

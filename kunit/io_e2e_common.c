@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Helpers of the READ/WRITE helper's end-to-end suites (io_e2e.h).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+
+#include "io_e2e.h"
+
+static void io_owner_release(void *p)
+{
+	struct io_owner *o = p;
+	struct mrcore_e2e_side *side = &o->pair->passive;
+
+	if (o->mr) {
+		struct ib_send_wr inv = {
+			.opcode = IB_WR_LOCAL_INV,
+			.ex.invalidate_rkey = o->rkey,
+		};
+		struct mrcore_e2e_wait w;
+
+		/* Kill the key while the QP still works; a QP in error is
+		 * past caring, and deregistration kills it anyway.
+		 */
+		if (mrcore_e2e_qp_state(side) == IB_QPS_RTS) {
+			mrcore_e2e_wait_init(&w);
+			inv.wr_cqe = &w.cqe;
+			inv.send_flags = IB_SEND_SIGNALED;
+			mrcore_e2e_post(side, &inv, &w, IO_TIMEOUT_MS);
+		}
+		ib_dereg_mr(o->mr);
+		ib_dma_unmap_sg(side->device, &o->sg, 1, DMA_BIDIRECTIONAL);
+	}
+	__free_pages(o->page, IO_OWNER_ORDER);
+}
+
+static void io_pair_release(void *pair)
+{
+	mrcore_e2e_pair_destroy(pair);
+}
+
+struct io_owner *io_owner_create(struct kunit *test,
+				 struct mrcore_e2e_pair *pair)
+{
+	struct mrcore_e2e_side *side = &pair->passive;
+	struct ib_reg_wr reg = {};
+	struct mrcore_e2e_wait w;
+	struct io_owner *o;
+	int ret;
+
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->pair = pair;
+	o->page = alloc_pages(GFP_KERNEL, IO_OWNER_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, o->page);
+	ret = kunit_add_action_or_reset(test, io_owner_release, o);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	sg_init_one(&o->sg, page_address(o->page), IO_OWNER_BYTES);
+	KUNIT_ASSERT_EQ(test, 1, ib_dma_map_sg(side->device, &o->sg, 1,
+					       DMA_BIDIRECTIONAL));
+	o->mr = ib_alloc_mr(side->pd, IB_MR_TYPE_MEM_REG, 2);
+	if (IS_ERR(o->mr)) {
+		ret = PTR_ERR(o->mr);
+		o->mr = NULL;
+		ib_dma_unmap_sg(side->device, &o->sg, 1, DMA_BIDIRECTIONAL);
+		KUNIT_FAIL(test, "owner MR: %d", ret);
+		return NULL;
+	}
+	KUNIT_ASSERT_EQ(test, 1, ib_map_mr_sg(o->mr, &o->sg, 1, NULL, SZ_2M));
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.mr = o->mr;
+	reg.key = o->mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+	mrcore_e2e_wait_init(&w);
+	reg.wr.wr_cqe = &w.cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(side, &reg.wr, &w,
+						 IO_TIMEOUT_MS));
+	o->rkey = o->mr->rkey;
+	o->iova = o->mr->iova;
+	return o;
+}
+
+static void io_local_release(void *p)
+{
+	struct io_local *l = p;
+
+	if (l->page)
+		__free_pages(l->page, l->order);
+	else
+		mrcore_e2e_buf_free(&l->buf);
+}
+
+u8 *io_local_byte(struct io_local *l, u64 i)
+{
+	if (l->page)
+		return page_address(l->page) + i;
+	return mrcore_e2e_buf_byte(&l->buf, i);
+}
+
+struct io_local *io_local_create(struct kunit *test,
+				 const struct mrcore_shape_desc *d)
+{
+	struct io_local *l;
+	int ret;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->len = (u64)d->nents * d->length;
+	if (d->nents == 1 && d->length >= SZ_1M) {
+		/* Contiguous: one entry over physically contiguous pages. */
+		l->order = get_order(d->length);
+		l->page = alloc_pages(GFP_KERNEL, l->order);
+		KUNIT_ASSERT_NOT_NULL(test, l->page);
+		l->sg = kunit_kzalloc(test, sizeof(*l->sg), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, l->sg);
+		sg_init_one(l->sg, page_address(l->page), d->length);
+		l->nents = 1;
+	} else {
+		/* Scattered: the harness gives every page its own entry;
+		 * shapes of whole pages start on a page, the others at their
+		 * offset.
+		 */
+		ret = mrcore_e2e_buf_alloc(&l->buf, l->len, d->offset);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		l->sg = l->buf.sg;
+		l->nents = l->buf.nents;
+	}
+	ret = kunit_add_action_or_reset(test, io_local_release, l);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return l;
+}
+
+void io_fill(u8 *p, u64 len, u32 seed)
+{
+	u64 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = mrcore_e2e_pattern(seed, i);
+}
+
+static void io_pool_release(void *pool)
+{
+	rdma_io_pool_destroy(pool);
+}
+
+struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
+			     u32 max_ctxs, u32 max_pages)
+{
+	struct rdma_io_pool *pool;
+	int ret;
+
+	pool = rdma_io_pool_create(side->qp, side->cm_id->port_num, max_ctxs,
+				   max_pages);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	ret = kunit_add_action_or_reset(test, io_pool_release, pool);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return pool;
+}
+
+struct mrcore_e2e_pair *io_pair(struct kunit *test)
+{
+	const struct mrcore_e2e_target *t = test->priv;
+	struct mrcore_e2e_pair *pair = NULL;
+	int ret;
+
+	ret = mrcore_e2e_pair_create(t, &pair);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
+	ret = kunit_add_action_or_reset(test, io_pair_release, pair);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return pair;
+}
+
+/* Run one I/O to its completion; returns the completion status. */
+int io_run(struct kunit *test, struct mrcore_e2e_side *side,
+	   struct rdma_io_ctx *ctx)
+{
+	struct mrcore_e2e_wait w;
+	struct ib_wc wc = {};
+	int status, ret;
+
+	mrcore_e2e_wait_init(&w);
+	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
+	if (ret) {
+		rdma_io_ctx_destroy(ctx, NULL);
+		return ret;
+	}
+	status = mrcore_e2e_wait_done(side, &w, IO_TIMEOUT_MS);
+	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
+	rdma_io_ctx_destroy(ctx, status < 0 ? NULL : &wc);
+	return status;
+}
+
+bool io_on_iwarp(struct kunit *test)
+{
+	const struct mrcore_e2e_target *t = test->priv;
+
+	return t == &mrcore_e2e_siw;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Device removal while rdma-mrcore holds resources on the device:
+ * mrcore_removal_siw and mrcore_removal_rxe.
+ *
+ * A pair on siw1 (rxe1) gets a pool with I/Os in flight on one end and a
+ * map-API MR whose rkey the other end exposes.  Then the device is removed
+ * the way `rdma link delete` removes it (the netlink command ends in
+ * ib_unregister_device_and_put() for devices that allow it).  rdma_cm tells
+ * the pair's ends; the harness calls this test's teardown, as a ULP's
+ * DEVICE_REMOVAL handler would, and releases the QPs.  The removal must
+ * finish (no hang), rdma-mrcore's remove() must drop its per-device state
+ * (debugfs files at once, the state itself with the last pool or MR) and
+ * nothing may leak or splat.
+ *
+ * The devices do not come back: this module is loaded after every other
+ * test module (scripts/guest-init.sh).
+ */
+
+#include <kunit/test.h>
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
+
+#include "mrcore_harness.h"
+
+#define REMOVAL_IOS		8
+#define REMOVAL_PAGES		16
+#define REMOVAL_TIMEOUT_MS	60000
+
+/**
+ * struct removal_ctx - what the test builds on the pair
+ * @test: the test.
+ * @pair: the pair.
+ * @pool: the active end's pool.
+ * @ctx: its I/Os, in flight when the device goes.
+ * @wait: their completions.
+ * @local: their memory.
+ * @exposed: the passive end's memory, exposed under @mr's rkey.
+ * @mr: a map-API MR with a remote mapping.
+ * @teardown_ran: the removal hook ran.
+ * @statuses_ok: every I/O completed, with success or a flush.
+ * @unmap_ret: rdma_unmap_mr() in the hook.
+ * @work: runs the removal, which blocks until it is done.
+ * @removed: completed when the removal returned.
+ * @ibdev: the device being removed.
+ */
+struct removal_ctx {
+	struct kunit *test;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct rdma_io_ctx ctx[REMOVAL_IOS];
+	struct mrcore_e2e_wait wait[REMOVAL_IOS];
+	struct mrcore_e2e_buf local[REMOVAL_IOS];
+	struct mrcore_e2e_buf exposed;
+	struct rdma_mr *mr;
+	bool teardown_ran;
+	bool statuses_ok;
+	int unmap_ret;
+	struct work_struct work;
+	struct completion removed;
+	struct ib_device *ibdev;
+};
+
+/* The ULP's DEVICE_REMOVAL duty: release what it built on the device. */
+static void removal_teardown(struct mrcore_e2e_pair *pair, void *data)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct removal_ctx *r = data;
+	struct ib_send_wr *inv = NULL;
+	struct mrcore_e2e_wait w;
+	int i;
+
+	r->statuses_ok = true;
+	ib_modify_qp(pair->active.qp, &attr, IB_QP_STATE);
+	for (i = 0; i < REMOVAL_IOS; i++) {
+		int status = mrcore_e2e_wait_done(&pair->active, &r->wait[i],
+						  REMOVAL_TIMEOUT_MS);
+		struct ib_wc wc = { .status = status };
+
+		if (status != IB_WC_SUCCESS && status != IB_WC_WR_FLUSH_ERR)
+			r->statuses_ok = false;
+		rdma_io_ctx_destroy(&r->ctx[i], status < 0 ? NULL : &wc);
+	}
+	rdma_io_pool_destroy(r->pool);
+	r->pool = NULL;
+
+	/* The exposed key dies before the MR goes (a flushed LOCAL_INV
+	 * leaves that to the deregistration, which kills it as well).
+	 */
+	if (!rdma_invalidate_mr(r->mr, &inv)) {
+		mrcore_e2e_wait_init(&w);
+		inv->wr_cqe = &w.cqe;
+		inv->send_flags |= IB_SEND_SIGNALED;
+		mrcore_e2e_post(&pair->passive, inv, &w, REMOVAL_TIMEOUT_MS);
+	}
+	r->unmap_ret = rdma_unmap_mr(r->mr);
+	rdma_destroy_mr(r->mr);
+	r->mr = NULL;
+	r->teardown_ran = true;
+}
+
+static void removal_work(struct work_struct *work)
+{
+	struct removal_ctx *r = container_of(work, struct removal_ctx, work);
+
+	/* What the netlink DELLINK command does after its checks. */
+	ib_unregister_device_and_put(r->ibdev);
+	complete(&r->removed);
+}
+
+static void removal_release(void *data)
+{
+	struct removal_ctx *r = data;
+	int i;
+
+	/* Left over only when the removal failed part way. */
+	if (r->pool)
+		rdma_io_pool_destroy(r->pool);
+	if (r->mr)
+		rdma_destroy_mr(r->mr);
+	if (r->pair)
+		mrcore_e2e_pair_destroy(r->pair);
+	for (i = 0; i < REMOVAL_IOS; i++)
+		mrcore_e2e_buf_free(&r->local[i]);
+	mrcore_e2e_buf_free(&r->exposed);
+}
+
+static bool removal_debugfs_has(const char *dev)
+{
+	struct dentry *root, *devs, *d = NULL;
+
+	root = debugfs_lookup("rdma_mrcore", NULL);
+	if (!root)
+		return false;
+	devs = debugfs_lookup("devices", root);
+	if (devs) {
+		d = debugfs_lookup(dev, devs);
+		dput(devs);
+	}
+	dput(root);
+	dput(d);
+	return d;
+}
+
+static void removal_while_in_use(struct kunit *test)
+{
+	const struct mrcore_e2e_target *t = test->priv;
+	char name[IB_DEVICE_NAME_MAX];
+	struct ib_send_wr *reg = NULL;
+	struct mrcore_e2e_wait w;
+	struct ib_device *gone;
+	struct removal_ctx *r;
+	unsigned long left;
+	u64 iova;
+	int live, i, ret;
+	u32 rkey;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->test = test;
+	init_completion(&r->removed);
+	INIT_WORK(&r->work, removal_work);
+	ret = kunit_add_action_or_reset(test, removal_release, r);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	ret = mrcore_e2e_pair_create(t, &r->pair);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
+	r->pair->on_removal = removal_teardown;
+	r->pair->removal_data = r;
+	r->ibdev = r->pair->active.device;
+	strscpy(name, dev_name(&r->ibdev->dev), sizeof(name));
+	KUNIT_ASSERT_TRUE_MSG(test, r->pair->passive.device == r->ibdev,
+			      "both ends must be on the removed device");
+	if (!(r->ibdev->attrs.kernel_cap_flags & IBK_ALLOW_USER_UNREG))
+		kunit_skip(test, "%s cannot be removed with rdma link delete",
+			   name);
+	KUNIT_ASSERT_TRUE(test, removal_debugfs_has(name));
+
+	/* The passive end exposes 16 pages through the map API. */
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->exposed,
+						      REMOVAL_PAGES * PAGE_SIZE,
+						      0));
+	r->mr = rdma_create_mr(r->pair->passive.pd, REMOVAL_PAGES,
+			       RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->mr));
+	mrcore_e2e_wait_init(&w);
+	rdma_mr_set_cqe(r->mr, &w.cqe);
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&rkey, &iova, r->mr,
+						  r->exposed.sg,
+						  r->exposed.nents,
+						  RDMA_MR_REMOTE_READ |
+						  RDMA_MR_REMOTE_WRITE, &reg));
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(&r->pair->passive, reg, &w,
+						 REMOVAL_TIMEOUT_MS));
+	rdma_mr_set_cqe(r->mr, NULL);
+
+	/* The active end READs it, 8 I/Os at once, and does not wait. */
+	r->pool = rdma_io_pool_create(r->pair->active.qp,
+				      r->pair->active.cm_id->port_num,
+				      REMOVAL_IOS, REMOVAL_PAGES);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
+	ret = rdma_io_pool_force_backend(r->pool, t == &mrcore_e2e_siw ?
+					 "iwarp" : "frwr");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < REMOVAL_IOS; i++) {
+		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->local[i],
+							      REMOVAL_PAGES *
+							      PAGE_SIZE, 0));
+		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&r->ctx[i], r->pool,
+						       r->local[i].sg,
+						       r->local[i].nents, 0,
+						       iova, rkey,
+						       DMA_FROM_DEVICE), 0);
+		mrcore_e2e_wait_init(&r->wait[i]);
+		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&r->ctx[i],
+							  &r->wait[i].cqe,
+							  NULL));
+	}
+
+	live = rdma_mrcore_devices_live();
+	/* The work's reference, which the unregistration consumes. */
+	KUNIT_ASSERT_PTR_EQ(test, ib_device_get_by_name(name,
+							RDMA_DRIVER_UNKNOWN),
+			    r->ibdev);
+	queue_work(system_unbound_wq, &r->work);
+	left = wait_for_completion_timeout(&r->removed,
+					   msecs_to_jiffies(REMOVAL_TIMEOUT_MS));
+	KUNIT_ASSERT_GT_MSG(test, left, 0ul, "removing %s hung", name);
+
+	KUNIT_EXPECT_TRUE(test, r->teardown_ran);
+	KUNIT_EXPECT_TRUE(test, r->statuses_ok);
+	KUNIT_EXPECT_EQ(test, r->unmap_ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->pair->removals), 2);
+	/* Pool and MRs are gone: so is the device's state and its files. */
+	KUNIT_EXPECT_EQ(test, rdma_mrcore_devices_live(), live - 1);
+	KUNIT_EXPECT_FALSE(test, removal_debugfs_has(name));
+	gone = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	KUNIT_EXPECT_NULL(test, gone);
+	if (gone)
+		ib_device_put(gone);
+	kunit_info(test, "%s removed with %d I/Os in flight and an exposed MR\n",
+		   name, REMOVAL_IOS);
+}
+
+static struct kunit_case removal_cases[] = {
+	KUNIT_CASE_SLOW(removal_while_in_use),
+	{}
+};
+
+static int removal_init(struct kunit *test, const struct mrcore_e2e_target *t)
+{
+	if (!mrcore_e2e_device_present(t, NULL, 0)) {
+		kunit_err(test, "no %s device registered\n", t->name);
+		return -ENODEV;
+	}
+	test->priv = (void *)t;
+	return 0;
+}
+
+static int removal_siw_init(struct kunit *test)
+{
+	return removal_init(test, &mrcore_e2e_siw);
+}
+
+static int removal_rxe_init(struct kunit *test)
+{
+	return removal_init(test, &mrcore_e2e_rxe);
+}
+
+static struct kunit_suite removal_siw_suite = {
+	.name = "mrcore_removal_siw",
+	.init = removal_siw_init,
+	.test_cases = removal_cases,
+};
+
+static struct kunit_suite removal_rxe_suite = {
+	.name = "mrcore_removal_rxe",
+	.init = removal_rxe_init,
+	.test_cases = removal_cases,
+};
+
+kunit_test_suites(&removal_siw_suite, &removal_rxe_suite);
+
+MODULE_DESCRIPTION("rdma-mrcore KUnit suites: device removal with resources held");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MRCORE_HARNESS);
