@@ -324,6 +324,40 @@ static void mrcore_client_remove(struct ib_device *ibdev, void *data)
 }
 
 /**
+ * rdma_mrcore_device_counter() - read one counter of a device
+ * @ibdev: the device.
+ * @name: the counter's name, as in the debugfs file ``counters``.
+ * @value: its value, summed over the CPUs, on success.
+ *
+ * The counters as in-kernel code sees them (tests, a ULP's statistics);
+ * users read debugfs.
+ *
+ * Context: Any context.
+ * Return: 0; -ENODEV if the core keeps no state for @ibdev; -ENOENT for an
+ * unknown @name.
+ */
+int rdma_mrcore_device_counter(struct ib_device *ibdev, const char *name,
+			       u64 *value)
+{
+	struct mrcore_device *mdev = mrcore_device_get(ibdev);
+	int ret = -ENOENT;
+	u32 i;
+
+	if (!mdev)
+		return -ENODEV;
+	for (i = 0; i < MRCORE_STAT_NR; i++) {
+		if (!strcmp(name, mrcore_stat_names[i])) {
+			*value = mrcore_device_stat(mdev, i);
+			ret = 0;
+			break;
+		}
+	}
+	mrcore_device_put(mdev);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdma_mrcore_device_counter);
+
+/**
  * rdma_mrcore_devices_live() - how many device states exist
  *
  * For tests: after a device's removal, once its users destroyed their pools

@@ -12,7 +12,6 @@
  *	(make check: the default; make soak: 10000).
  */
 
-#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -24,33 +23,14 @@ static unsigned int soak_ios = 600;
 module_param(soak_ios, uint, 0444);
 MODULE_PARM_DESC(soak_ios, "Random I/Os per device in the mrcore_soak_* suites");
 
-/* One counter of a device, read from its debugfs file as a user would. */
+/* One counter of a device, as debugfs shows it. */
 static u64 io_counter(struct kunit *test, struct ib_device *dev,
 		      const char *name)
 {
-	char *path, *buf, *line, key[32];
-	bool found = false;
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
 	u64 v = 0;
 
-	path = kunit_kzalloc(test, PATH_MAX, GFP_KERNEL);
-	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, path && buf);
-	snprintf(path, PATH_MAX,
-		 "/sys/kernel/debug/rdma_mrcore/devices/%s/counters",
-		 dev_name(&dev->dev));
-	f = filp_open(path, O_RDONLY, 0);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open %s: %ld", path,
-			       PTR_ERR(f));
-	n = kernel_read(f, buf, 4095, &pos);
-	filp_close(f, NULL);
-	KUNIT_ASSERT_GT(test, n, 0);
-	while ((line = strsep(&buf, "\n")) && !found)
-		found = sscanf(line, "%31s %llu", key, &v) == 2 &&
-			!strcmp(key, name);
-	KUNIT_ASSERT_TRUE_MSG(test, found, "no counter %s in %s", name, path);
+	KUNIT_ASSERT_EQ_MSG(test, rdma_mrcore_device_counter(dev, name, &v), 0,
+			    "counter %s of %s", name, dev_name(&dev->dev));
 	return v;
 }
 

@@ -18,6 +18,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "mrcore_compat.h"
+
 /**
  * struct mrcore_e2e_target - a device kind and where to connect over it
  * @name: short name used in messages and suite names ("siw", "rxe").

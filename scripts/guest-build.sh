@@ -23,7 +23,7 @@ out=$(cd "$out" && pwd)
 kdir=$("$TOP/scripts/test-kernel.sh" --print-dir)
 
 # Sources kbuild reads: Kbuild files and C sources under these directories.
-srcdirs=(include core drivers kunit ulp-adapters)
+srcdirs=(include core drivers kunit ulp-adapters compat)
 src=$out/src
 mkdir -p "$src"
 list=$out/src.list
@@ -34,7 +34,9 @@ list=$out/src.list
 		for d in "${srcdirs[@]}"; do
 			[ -d "$d" ] || continue
 			find "$d" -type f \( -name '*.c' -o -name '*.h' -o \
-				-name Kbuild -o -name Makefile \) -print
+				-name Kbuild -o -name Makefile -o \
+				-name Kbuild.include -o -name run-probes.sh \) \
+				-not -path 'compat/generated/*' -print
 		done
 	} | sort -u
 ) >"$list"
@@ -50,7 +52,8 @@ done <"$list"
 (
 	cd "$src"
 	find . -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o \
-		-name Makefile \) ! -name '*.mod.c' -printf '%P\n'
+		-name Makefile \) ! -name '*.mod.c' ! -path './compat/generated/*' \
+		-printf '%P\n'
 ) | sort | comm -23 - "$list" | while read -r f; do
 	rm -f "$src/$f" "$src/${f%.c}.o"
 done

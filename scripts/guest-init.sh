@@ -45,9 +45,11 @@ finish() {
 }
 
 MODE=kunit
+ROUNDS=10
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
+	mrcore.load_rounds=*) ROUNDS=${arg#mrcore.load_rounds=} ;;
 	esac
 done
 say "mode $MODE, kernel $(uname -r)"
@@ -144,7 +146,8 @@ for m in $LOADED; do
 	rmmod "$m" || say "ERROR: rmmod $m failed"
 done
 
-# Every module loaded and unloaded 50 times, KUnit's filter matching no
+# Every module loaded and unloaded mrcore.load_rounds times (make check 10,
+# make soak 50; about 0.5 s a module here), KUnit's filter matching no
 # suite, before the kmemleak scan: init and exit paths must not leak.
 # rdma_mrcore's ib_client then adds and removes siw0 and rxe0 each round.
 load_loop() {
@@ -161,7 +164,7 @@ load_loop() {
 	done
 	n=$(echo $mods | wc -w)
 	round=0 fails=0
-	while [ $round -lt 50 ]; do
+	while [ $round -lt "$ROUNDS" ]; do
 		rev=
 		for m in $mods; do
 			insmod "$m" || fails=$((fails + 1))

@@ -170,7 +170,10 @@ def kunit(out, ksrc, top, qemu_rc):
         rounds, mods, fails = (int(g) for g in loops[-1].groups())
         print('kunit: load/unload: %d rounds of %d modules, %d failures' %
               (rounds, mods, fails))
-        if rounds < 50 or fails or not mods:
+        want = re.search(r'mrcore\.load_rounds=(\d+)',
+                         os.environ.get('MRCORE_KUNIT_APPEND', ''))
+        want = int(want.group(1)) if want else 10
+        if rounds < want or fails or not mods:
             problems.append('load/unload: %d rounds, %d failures' %
                             (rounds, fails))
 

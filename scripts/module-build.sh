@@ -13,7 +13,8 @@ name=$1 kdir=$2 mode=${3:-build}
 
 dst=$TOP/build/kbuild-$name
 mkdir -p "$dst"
-( cd "$TOP" && scripts/kernel-sources.sh; echo Kbuild; ls kunit/Kbuild 2>/dev/null ) |
+( cd "$TOP" && scripts/kernel-sources.sh; echo Kbuild; ls kunit/Kbuild 2>/dev/null
+  git ls-files --cached --others --exclude-standard -- compat ) |
 	tar -C "$TOP" -cf - -T - | tar -C "$dst" -xpf -
 
 args=(-C "$kdir" M="$dst" W=1)

@@ -479,6 +479,14 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	EXPECT_EQ(why["write"], "multiread cheapest");
 	// The peer did nothing through the core.
 	EXPECT_EQ(DeviceFile("peer", "counters")["ios"], "0");
+
+	// The same counters for in-kernel readers.
+	u64 v = 0;
+	EXPECT_EQ(rdma_mrcore_device_counter(local_.hca->dev(), "pool_misses",
+					     &v), 0);
+	EXPECT_EQ(v, 1u);
+	EXPECT_EQ(rdma_mrcore_device_counter(local_.hca->dev(), "no_such",
+					     &v), -ENOENT);
 }
 
 TEST_F(IoBehaviourTest, DeviceStateOutlivesRemovalUntilLastPool)
