@@ -144,11 +144,11 @@ static const struct nfs_case nfs_cases[] = {
 	  false, true, false },
 	{ "WRITE RPC 1 MiB pulled, SEND: a read segment is dead",
 	  false, false, false },
-	{ "READ RPC 1 MiB + 8 KiB reply chunk pushed, SEND_WITH_INV: the invalidated write segment is dead",
+	{ "READ RPC 1 MiB + reply chunk pushed, SEND_WITH_INV: the invalidated segment is dead",
 	  true, true, true },
-	{ "READ RPC 1 MiB + 8 KiB reply chunk pushed, SEND_WITH_INV: the reply chunk is dead",
+	{ "READ RPC 1 MiB + reply chunk pushed, SEND_WITH_INV: the reply chunk is dead",
 	  true, true, false },
-	{ "READ RPC 1 MiB + 8 KiB reply chunk pushed, SEND: the reply chunk is dead",
+	{ "READ RPC 1 MiB + reply chunk pushed, SEND: the reply chunk is dead",
 	  true, false, false },
 };
 

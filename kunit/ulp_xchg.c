@@ -265,9 +265,10 @@ int mrcore_xchg_create(const struct mrcore_e2e_target *target,
 			x->iser_conn = NULL;
 			goto destroy;
 		}
-		x->iser_target = mrcore_iser_target_create(p->qp,
-						p->cm_id->port_num, 1,
-						MRCORE_XCHG_ISER_MAX_PAGES + 1);
+		/* An unaligned buffer spans one page more. */
+		x->iser_target =
+			mrcore_iser_target_create(p->qp, p->cm_id->port_num, 1,
+						  MRCORE_XCHG_ISER_MAX_PAGES + 1);
 		if (IS_ERR(x->iser_target)) {
 			ret = PTR_ERR(x->iser_target);
 			x->iser_target = NULL;

@@ -24,7 +24,7 @@ struct mrcore_iser_conn {
 	struct ib_qp *qp;
 	u32 max_pages;
 	struct workqueue_struct *wq;
-	spinlock_t lock;
+	spinlock_t lock;	/* the free MRs and the count */
 	struct rdma_mr **free;
 	u32 nr_free;
 	u32 nr_mrs;

@@ -24,7 +24,7 @@ struct mrcore_nfs_clnt {
 	struct ib_qp *qp;
 	u32 seg_pages;
 	struct workqueue_struct *wq;
-	spinlock_t lock;
+	spinlock_t lock;	/* the free MRs and the count */
 	struct rdma_mr **free;
 	u32 nr_free;
 	u32 nr_mrs;
@@ -383,8 +383,9 @@ void mrcore_nfs_req_reply(struct mrcore_nfs_req *req,
 	}
 	if (reply_wc->wc_flags & IB_WC_WITH_INVALIDATE) {
 		for (i = 0; i < req->nr_mrs; i++) {
-			if (!rdma_mr_remote_invalidated(req->mrs[i],
-					reply_wc->ex.invalidate_rkey)) {
+			u32 rkey = reply_wc->ex.invalidate_rkey;
+
+			if (!rdma_mr_remote_invalidated(req->mrs[i], rkey)) {
 				remote = i;
 				break;
 			}
