@@ -5,7 +5,9 @@
  * pushes the write chunk and a reply chunk) and an iSER-style SCSI READ
  * and WRITE, each over its own connection through mrcore_ulp.ko's
  * exchanges; the data is compared byte for byte.  One row per exchange,
- * in the format of demo.c.
+ * in the format of demo.c; the adapters build their own WR chains, so the
+ * WRs column is "-", and the MRs column counts the keys the client
+ * (initiator) advertised, one MR each.
  */
 
 #include <linux/ktime.h>
