@@ -5,8 +5,12 @@
 # replace against the adapter code that replaces them (the figures of
 # Documentation/ulp-guide.rst).
 #
-#   scripts/ulp-loc.sh [KSRC]     KSRC: a Linux source tree (default: the
-#                                 test kernel's, Debian's linux-source-6.12)
+#   scripts/ulp-loc.sh [--check] [KSRC]
+#       KSRC: a Linux source tree (default: the test kernel's, Debian's
+#       linux-source-6.12).  --check: also fail unless every summary line
+#       (the ones starting "  NFS", "  iSER" and "ulp-loc: total") appears
+#       verbatim in Documentation/ulp-guide.rst, so the guide's figures are
+#       this script's.
 #
 # Counting rule: a function counts the lines from its signature to its
 # closing brace, after removing comments (/* */ and //), that are not
@@ -21,18 +25,24 @@
 # rkey), which the adapters leave to the core.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CHECK=0
+if [ "${1:-}" = --check ]; then
+	CHECK=1
+	shift
+fi
 KSRC=${1:-$("$TOP/scripts/test-kernel.sh" --print-src)}
 [ -d "$KSRC/net/sunrpc/xprtrdma" ] || {
 	echo "ulp-loc: $KSRC is not a Linux source tree" >&2
 	exit 1
 }
 
-exec python3 - "$KSRC" "$TOP" <<'EOF'
+exec python3 - "$KSRC" "$TOP" "$CHECK" <<'EOF'
 import os
 import re
 import sys
 
-ksrc, top = sys.argv[1], sys.argv[2]
+ksrc, top, check = sys.argv[1], sys.argv[2], sys.argv[3] == '1'
+summary = []
 
 def strip_comments(text):
     text = re.sub(r'/\*.*?\*/', lambda m: '\n' * m.group(0).count('\n'),
@@ -123,11 +133,24 @@ for title, up, left_out, ours in SETS:
     print('  adapter %s: %d functions, %d lines' % (ours, len(ourf), our_n))
     for f, (n, d) in ourf.items():
         print('    %-28s %5d %7d' % (f, n, d))
-    print('  %s: upstream %d lines (%d with registration details), '
-          'adapter %d lines (%d)' % (title, up_n, up_d, our_n, our_d))
+    summary.append('%s: upstream %d lines (%d with registration details), '
+                   'adapter %d lines (%d)' % (title, up_n, up_d, our_n, our_d))
+    print('  ' + summary[-1])
     totals.append((up_n, up_d, our_n, our_d))
+summary.append('ulp-loc: total: upstream %d lines (%d with registration '
+               'details), adapters %d lines (%d)' %
+               tuple(sum(t[i] for t in totals) for i in range(4)))
 print()
-print('ulp-loc: total: upstream %d lines (%d with registration details), '
-      'adapters %d lines (%d)' % tuple(sum(t[i] for t in totals)
-                                       for i in range(4)))
+print(summary[-1])
+if check:
+    with open(os.path.join(top, 'Documentation', 'ulp-guide.rst'),
+              encoding='utf-8') as f:
+        guide = f.read()
+    stale = [l for l in summary if l not in guide]
+    for l in stale:
+        print('ulp-loc: not in Documentation/ulp-guide.rst: %s' % l)
+    if stale:
+        sys.exit('ulp-loc: the guide\'s figures are stale: paste the lines '
+                 'above into its "Line counts" section')
+    print('ulp-loc: Documentation/ulp-guide.rst has these figures')
 EOF
