@@ -43,6 +43,7 @@ import sys
 
 ksrc, top, check = sys.argv[1], sys.argv[2], sys.argv[3] == '1'
 summary = []
+rows, nfuncs = [], []
 
 def strip_comments(text):
     text = re.sub(r'/\*.*?\*/', lambda m: '\n' * m.group(0).count('\n'),
@@ -137,6 +138,11 @@ for title, up, left_out, ours in SETS:
                    'adapter %d lines (%d)' % (title, up_n, up_d, our_n, our_d))
     print('  ' + summary[-1])
     totals.append((up_n, up_d, our_n, our_d))
+    # The guide's side-by-side row of this set.
+    rows.append(r'``%s``.*?\s%d\s+%d\s+``%s``\s+%d\s+%d\s*$' %
+                (re.escape(os.path.basename(up)), len(upf) - len(left_out),
+                 up_n, re.escape(ours), len(ourf), our_n))
+    nfuncs.append((len(upf) - len(left_out), len(ourf)))
 summary.append('ulp-loc: total: upstream %d lines (%d with registration '
                'details), adapters %d lines (%d)' %
                tuple(sum(t[i] for t in totals) for i in range(4)))
@@ -146,7 +152,15 @@ if check:
     with open(os.path.join(top, 'Documentation', 'ulp-guide.rst'),
               encoding='utf-8') as f:
         guide = f.read()
+    t = [sum(x[i] for x in totals) for i in range(4)]
+    rows.append(r'^total\s+%d\s+%d\s+total\s+%d\s+%d\s*$' %
+                (sum(n for n, _ in nfuncs), t[0], sum(n for _, n in nfuncs),
+                 t[2]))
+    rows.append(r'^registration detail\s+%d \(%d NFS, %d iSER\)\s+%d\s*$' %
+                (t[1], totals[0][1], totals[1][1], t[3]))
     stale = [l for l in summary if l not in guide]
+    stale += ['table row /%s/' % r for r in rows
+              if not re.search(r, guide, re.M)]
     for l in stale:
         print('ulp-loc: not in Documentation/ulp-guide.rst: %s' % l)
     if stale:
