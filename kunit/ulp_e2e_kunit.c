@@ -99,9 +99,10 @@ static void ulp_expect_dead(struct kunit *test, struct mrcore_xchg *x,
 	else
 		mrcore_e2e_buf_memset(probe, 0);
 	status = mrcore_xchg_probe(x, key, probe);
-	kunit_info(test, "%s with the old key %#x (%s invalidated): %d (%s)\n",
+	kunit_info(test, "%s with the old key %#x (killed by %s): %d (%s)\n",
 		   key->writable ? "WRITE" : "READ", key->handle,
-		   key->remote_inv ? "remotely" : "locally", status,
+		   key->remote_inv ? "the server's SEND_WITH_INV" : "the client",
+		   status,
 		   status >= 0 ? ib_wc_status_msg(status) : "errno");
 	KUNIT_EXPECT_GE(test, status, 0);
 	if (!ulp_on_siw(test))
@@ -226,6 +227,35 @@ static void nfs_exchange(struct kunit *test)
 				-1L);
 }
 
+/*
+ * The client gives up on a request whose keys are live (the server has the
+ * call): the adapter kills them by deregistering the MRs and the request
+ * completes with -EIO.  The server's READ with the old key must fail; the
+ * client still has every MR (replaced), so a full RPC works afterwards.
+ */
+static void nfs_abandoned_keys_die(struct kunit *test)
+{
+	struct mrcore_e2e_buf *cdata, *sdata, *probe;
+	struct mrcore_xchg_key key;
+	struct mrcore_xchg *x;
+	unsigned int i;
+
+	cdata = ulp_buf(test, NFS_DATA_BYTES);
+	sdata = ulp_buf(test, NFS_DATA_BYTES);
+	probe = ulp_buf(test, ULP_PROBE_BYTES);
+	x = ulp_xchg(test, MRCORE_XCHG_NFS);
+	mrcore_e2e_buf_fill(cdata, NFS_SEED_DATA);
+
+	/* Four times two segments: every MR of the client is retired once. */
+	for (i = 0; i < MRCORE_NFS_MAX_SEGS / 2; i++)
+		KUNIT_ASSERT_EQ(test, mrcore_xchg_nfs_abandon(x, cdata), -EIO);
+	key = x->keys[0];
+	mrcore_e2e_buf_memset(sdata, 0);
+	KUNIT_ASSERT_EQ(test, mrcore_xchg_nfs_write(x, cdata, sdata, false), 0);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sdata, NFS_SEED_DATA), -1L);
+	ulp_expect_dead(test, x, &key, probe);
+}
+
 static void nfs_rpc_unused(struct mrcore_nfs_rpc *rpc, int status)
 {
 }
@@ -280,12 +310,14 @@ static void nfs_bad_input(struct kunit *test)
 /* One array per suite: KUnit keeps per-case state in them. */
 static struct kunit_case nfs_siw_cases[] = {
 	KUNIT_CASE_PARAM(nfs_exchange, nfs_gen_params),
+	KUNIT_CASE(nfs_abandoned_keys_die),
 	KUNIT_CASE(nfs_bad_input),
 	{}
 };
 
 static struct kunit_case nfs_rxe_cases[] = {
 	KUNIT_CASE_PARAM(nfs_exchange, nfs_gen_params),
+	KUNIT_CASE(nfs_abandoned_keys_die),
 	KUNIT_CASE(nfs_bad_input),
 	{}
 };
@@ -352,6 +384,30 @@ static void iser_exchange(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(ini, ISER_SEED), -1L);
 }
 
+/*
+ * The initiator gives up on a task whose STag is live: the adapter kills it
+ * by deregistration and the task completes with -EIO; the target's WRITE
+ * with the old STag must fail and leave the buffer untouched.  Run twice,
+ * so the second task uses the MR that replaced the first one's.
+ */
+static void iser_abandoned_stag_dies(struct kunit *test)
+{
+	struct mrcore_e2e_buf *ini, *probe;
+	struct mrcore_xchg_key key;
+	struct mrcore_xchg *x;
+
+	ini = ulp_buf(test, SZ_128K);
+	probe = ulp_buf(test, ULP_PROBE_BYTES);
+	x = ulp_xchg(test, MRCORE_XCHG_ISER);
+	mrcore_e2e_buf_fill(ini, ISER_SEED);
+
+	KUNIT_ASSERT_EQ(test, mrcore_xchg_iser_abandon(x, true, ini), -EIO);
+	KUNIT_ASSERT_EQ(test, mrcore_xchg_iser_abandon(x, true, ini), -EIO);
+	key = x->keys[0];
+	ulp_expect_dead(test, x, &key, probe);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(ini, ISER_SEED), -1L);
+}
+
 static void iser_task_unused(struct mrcore_iser_task *task, int status)
 {
 }
@@ -394,12 +450,14 @@ static void iser_bad_input(struct kunit *test)
 
 static struct kunit_case iser_siw_cases[] = {
 	KUNIT_CASE_PARAM(iser_exchange, iser_gen_params),
+	KUNIT_CASE(iser_abandoned_stag_dies),
 	KUNIT_CASE(iser_bad_input),
 	{}
 };
 
 static struct kunit_case iser_rxe_cases[] = {
 	KUNIT_CASE_PARAM(iser_exchange, iser_gen_params),
+	KUNIT_CASE(iser_abandoned_stag_dies),
 	KUNIT_CASE(iser_bad_input),
 	{}
 };

@@ -534,6 +534,55 @@ int mrcore_xchg_nfs_read(struct mrcore_xchg *x, struct mrcore_e2e_buf *src,
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_xchg_nfs_read, MRCORE_HARNESS);
 
+/**
+ * mrcore_xchg_nfs_abandon() - a WRITE RPC the client gives up on
+ * @x: an NFS-style pair.
+ * @data: the client's data (a read chunk of all its bytes).
+ *
+ * The client registers @data and sends the call; once the server has
+ * received it (the keys are live), the client ends the request without a
+ * reply, as on a lost connection: the adapter must kill the keys by
+ * deregistration and complete the request with -EIO.  The connection stays
+ * up; the keys are left in @x->keys.
+ *
+ * Context: Process context; sleeps.
+ * Return: the request's completion status (-EIO expected), or a negative
+ * errno of a step before.
+ */
+int mrcore_xchg_nfs_abandon(struct mrcore_xchg *x, struct mrcore_e2e_buf *data)
+{
+	struct xchg_nfs_call call = {};
+	int ret, err;
+
+	if (data->len > U32_MAX)
+		return -EINVAL;
+	ret = xchg_begin(x);
+	if (ret)
+		return ret;
+	mrcore_nfs_req_init(&x->nfs_req, x->nfs_clnt, &x->send_wr,
+			    xchg_nfs_req_done);
+	call.proc = XCHG_NFS_WRITE;
+	call.len = data->len;
+	ret = mrcore_nfs_req_register(&x->nfs_req, MRCORE_NFS_READ_CHUNK,
+				      data->pages, data->offset, data->len,
+				      &call.read);
+	if (!ret) {
+		xchg_add_keys(x, &call.read, false);
+		xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
+			      &x->call_sent);
+		ret = mrcore_nfs_req_send(&x->nfs_req);
+	}
+	if (!ret)
+		ret = xchg_nfs_get_call(x, &call);
+	/* No reply will come. */
+	mrcore_nfs_req_reply(&x->nfs_req, NULL);
+	err = xchg_wait(&x->pair->active, &x->active_done);
+	if (ret)
+		return ret;
+	return err ? err : x->active_status;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_xchg_nfs_abandon, MRCORE_HARNESS);
+
 /* ---- iSER-style ---- */
 
 static void xchg_iser_task_done(struct mrcore_iser_task *task, int status)
@@ -651,6 +700,63 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 	return xchg_iser_finish(x, ret);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_xchg_iser, MRCORE_HARNESS);
+
+/**
+ * mrcore_xchg_iser_abandon() - a SCSI command the initiator gives up on
+ * @x: an iSER-style pair.
+ * @scsi_read: a READ (the STag is writable), else a WRITE.
+ * @ini: the initiator's buffer.
+ *
+ * The initiator registers @ini and sends the command; once the target has
+ * received it (the STag is live), the initiator ends the task without a
+ * response, as on a lost connection: the adapter must kill the STag by
+ * deregistration and complete the task with -EIO.  The connection stays
+ * up; the STag is left in @x->keys.
+ *
+ * Context: Process context; sleeps.
+ * Return: the task's completion status (-EIO expected), or a negative
+ * errno of a step before.
+ */
+int mrcore_xchg_iser_abandon(struct mrcore_xchg *x, bool scsi_read,
+			     struct mrcore_e2e_buf *ini)
+{
+	struct xchg_iser_cmd cmd = {};
+	int ret, err;
+
+	if (ini->len > U32_MAX)
+		return -EINVAL;
+	ret = xchg_begin(x);
+	if (ret)
+		return ret;
+	cmd.scsi_read = scsi_read;
+	cmd.len = ini->len;
+	ret = mrcore_iser_task_reg(&x->iser_task, x->iser_conn,
+				   scsi_read ? MRCORE_ISER_DATA_IN :
+					       MRCORE_ISER_DATA_OUT,
+				   ini->sg, ini->nents, &x->send_wr, &cmd.stag,
+				   &cmd.va, xchg_iser_task_done);
+	if (ret)
+		return ret;	/* nothing registered */
+	x->keys[0] = (struct mrcore_xchg_key){
+		.handle = cmd.stag, .addr = cmd.va, .len = cmd.len,
+		.writable = scsi_read,
+	};
+	x->nr_keys = 1;
+	xchg_msg_send(&x->call_tx, &x->send_wr, &cmd, sizeof(cmd),
+		      &x->call_sent);
+	ret = mrcore_iser_task_send(&x->iser_task);
+	if (!ret)
+		ret = xchg_wait_wc(&x->pair->active, &x->call_sent);
+	if (!ret)
+		ret = xchg_wait_wc(&x->pair->passive, &x->call_recv);
+	/* No response will come. */
+	mrcore_iser_task_response(&x->iser_task, NULL);
+	err = xchg_wait(&x->pair->active, &x->active_done);
+	if (ret)
+		return ret;
+	return err ? err : x->active_status;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_xchg_iser_abandon, MRCORE_HARNESS);
 
 /**
  * mrcore_xchg_probe() - the server/target uses an old key of the client's

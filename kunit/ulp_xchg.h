@@ -142,9 +142,12 @@ int mrcore_xchg_nfs_read(struct mrcore_xchg *x, struct mrcore_e2e_buf *src,
 			 struct mrcore_e2e_buf *data,
 			 struct mrcore_e2e_buf *reply_src,
 			 struct mrcore_e2e_buf *reply_dst, bool remote_inv);
+int mrcore_xchg_nfs_abandon(struct mrcore_xchg *x, struct mrcore_e2e_buf *data);
 int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 		     struct mrcore_e2e_buf *ini, struct mrcore_e2e_buf *tgt,
 		     bool remote_inv);
+int mrcore_xchg_iser_abandon(struct mrcore_xchg *x, bool scsi_read,
+			     struct mrcore_e2e_buf *ini);
 
 int mrcore_xchg_probe(struct mrcore_xchg *x, const struct mrcore_xchg_key *key,
 		      struct mrcore_e2e_buf *local);
