@@ -18,6 +18,7 @@
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
+#include "demo_ulp.h"
 #include "mrcore_harness.h"
 
 #define DEMO_TIMEOUT_MS	60000
@@ -408,6 +409,8 @@ static int __init mrcore_demo_init(void)
 			row.helper = true;
 			failed += demo_one(&row);
 		}
+		/* NFS-style and iSER-style exchanges through the adapters. */
+		failed += demo_ulp_run(targets[t], demo_transport(targets[t]));
 	}
 	pr_info("mrcore_demo: done: %u failed\n", failed);
 	return 0;

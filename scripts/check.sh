@@ -18,6 +18,10 @@ steps=(
 	"checkpatch|scripts/checkpatch.sh"
 	"kernel-doc|scripts/kernel-doc.sh"
 	"forbidden|scripts/forbidden.sh"
+	# ulp-adapters/: no access flags, local keys or transport tests
+	"ulp-grep|scripts/ulp-grep.sh"
+	# the line counts of Documentation/ulp-guide.rst are the script's
+	"ulp-loc|scripts/ulp-loc.sh --check"
 	"docs|scripts/docs.sh"
 	"dkms|scripts/dkms-check.sh"
 	"mirror|scripts/mirror.sh"

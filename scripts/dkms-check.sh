@@ -102,14 +102,21 @@ run add "${opts[@]}" "$stage"
 run build "${opts[@]}" -m "$name" -v "$version" -k "$kver"
 run install "${opts[@]}" --no-depmod -m "$name" -v "$version" -k "$kver"
 
-built=$(ls "$tree/$name/$version/$kver/$arch/module/"rdma_mrcore.ko* 2>/dev/null | head -n1)
-[ -n "$built" ] || fail "no built module under $tree/$name/$version/$kver/$arch/module"
-installed=$(ls "$inst/$kver/updates/dkms/"rdma_mrcore.ko* 2>/dev/null | head -n1)
-[ -n "$installed" ] || fail "no installed module under $inst/$kver/updates/dkms"
-for m in "$built" "$installed"; do
-	vm=$(modinfo -F vermagic "$m") || fail "modinfo cannot read $m"
-	[ "${vm%% *}" = "$kver" ] || fail "$m: vermagic '$vm', expected $kver"
-	modinfo -F license "$m" | grep -qx GPL || fail "$m: license is not GPL"
+# Every module dkms.conf names (the core and the ULP adapters).
+mapfile -t mods < <(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"$/\1/p' "$TOP/dkms.conf")
+[ "${#mods[@]}" -gt 0 ] || fail "dkms.conf names no module"
+installed_all=()
+for mod in "${mods[@]}"; do
+	built=$(ls "$tree/$name/$version/$kver/$arch/module/$mod".ko* 2>/dev/null | head -n1)
+	[ -n "$built" ] || fail "no built $mod under $tree/$name/$version/$kver/$arch/module"
+	installed=$(ls "$inst/$kver/updates/dkms/$mod".ko* 2>/dev/null | head -n1)
+	[ -n "$installed" ] || fail "no installed $mod under $inst/$kver/updates/dkms"
+	installed_all+=("$installed")
+	for m in "$built" "$installed"; do
+		vm=$(modinfo -F vermagic "$m") || fail "modinfo cannot read $m"
+		[ "${vm%% *}" = "$kver" ] || fail "$m: vermagic '$vm', expected $kver"
+		modinfo -F license "$m" | grep -qx GPL || fail "$m: license is not GPL"
+	done
 done
 grep -q "Signing module" "$log" && [ -e "$mok_signing_key" ] ||
 	fail "DKMS did not sign with the scratch key (see $log)"
@@ -117,7 +124,9 @@ status=$(dkms status "${opts[@]}" -m "$name" -v "$version" -k "$kver" 2>&1)
 echo "$status" | grep -q ': installed' || fail "dkms status: $status"
 
 run uninstall "${opts[@]}" --no-depmod -m "$name" -v "$version" -k "$kver"
-[ ! -e "$installed" ] || fail "dkms uninstall left $installed"
+for m in "${installed_all[@]}"; do
+	[ ! -e "$m" ] || fail "dkms uninstall left $m"
+done
 run remove "${opts[@]}" --no-depmod -m "$name" -v "$version" --all
 [ ! -e "$tree/$name/$version" ] || fail "dkms remove left $tree/$name/$version"
 
@@ -126,4 +135,4 @@ if [ "$before" != "$after" ]; then
 	diff <(echo "$before") <(echo "$after") >&2 || true
 	fail "system paths changed during the check (above)"
 fi
-echo "dkms-check: $name $version added, built, installed ($(basename "$installed"), signed with a scratch key) and removed for $kver in a scratch tree"
+echo "dkms-check: $name $version added, built, installed ($(for m in "${installed_all[@]}"; do basename "$m"; done | paste -sd' '), signed with a scratch key) and removed for $kver in a scratch tree"

@@ -134,6 +134,10 @@ kunit)
 	echo "MRCORE-KTAP-END" >"$OUT"
 	;;
 demo)
+	# The demo's ULP rows use the adapters and their exchanges.
+	for m in mrcore_iser mrcore_nfs mrcore_ulp; do
+		load $MODDIR/$m.ko
+	done
 	load $MODDIR/mrcore_demo.ko
 	;;
 *)

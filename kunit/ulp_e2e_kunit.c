@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * End-to-end KUnit suites of the ULP adapters on the kernel's soft RDMA
+ * drivers: mrcore_nfs_siw, mrcore_nfs_rxe (NFS-style client and server,
+ * mrcore_nfs.ko) and mrcore_iser_siw, mrcore_iser_rxe (iSER-style
+ * initiator and target, mrcore_iser.ko).
+ *
+ * Each case runs one exchange over a fresh connection (ulp_xchg.c: real
+ * SENDs and RECVs, data through the adapters), compares the moved bytes
+ * with their source, and then has the server/target use one of the keys
+ * the client/initiator advertised: it must fail, break the connection and
+ * leave the memory untouched, whether the key was invalidated by the
+ * peer's SEND_WITH_INV or locally by the adapter.
+ *
+ * How the drivers refuse a dead key (measured; as in e2e_kunit.c): rxe
+ * completes the access with a remote access error; siw answers with a
+ * TERMINATE, so the READ is flushed and a WRITE (never acknowledged on
+ * iWARP) completes before or after the TERMINATE arrives.  In every case
+ * the server's QP must end in the error state and the client's memory keep
+ * its bytes.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "ulp_xchg.h"
+
+#define ULP_QP_ERR_TIMEOUT_MS	5000
+#define ULP_PROBE_BYTES		4096
+#define ULP_REPLY_BYTES		(8 * 1024)
+
+static void ulp_buf_release(void *buf)
+{
+	mrcore_e2e_buf_free(buf);
+}
+
+static struct mrcore_e2e_buf *ulp_buf(struct kunit *test, size_t len)
+{
+	struct mrcore_e2e_buf *buf;
+	int ret;
+
+	buf = kunit_kzalloc(test, sizeof(*buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ret = mrcore_e2e_buf_alloc(buf, len, 0);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ret = kunit_add_action_or_reset(test, ulp_buf_release, buf);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return buf;
+}
+
+static void ulp_xchg_release(void *x)
+{
+	mrcore_xchg_destroy(x);
+}
+
+/* Created after the buffers, so torn down (QPs drained) before them. */
+static struct mrcore_xchg *ulp_xchg(struct kunit *test,
+				    enum mrcore_xchg_kind kind)
+{
+	const struct mrcore_e2e_target *t = test->priv;
+	struct mrcore_xchg *x = NULL;
+	int ret;
+
+	ret = mrcore_xchg_create(t, kind, &x);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
+	ret = kunit_add_action_or_reset(test, ulp_xchg_release, x);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return x;
+}
+
+static bool ulp_on_siw(struct kunit *test)
+{
+	return test->priv == &mrcore_e2e_siw;
+}
+
+static unsigned int ulp_remote_invalidated(const struct mrcore_xchg *x)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < x->nr_keys; i++)
+		n += x->keys[i].remote_inv;
+	return n;
+}
+
+/*
+ * The server/target uses @key after the exchange: the access fails and
+ * the connection breaks.  The caller checks the client's memory.
+ */
+static void ulp_expect_dead(struct kunit *test, struct mrcore_xchg *x,
+			    const struct mrcore_xchg_key *key,
+			    struct mrcore_e2e_buf *probe)
+{
+	int status;
+
+	if (key->writable)
+		mrcore_e2e_buf_fill(probe, 0x7777);
+	else
+		mrcore_e2e_buf_memset(probe, 0);
+	status = mrcore_xchg_probe(x, key, probe);
+	kunit_info(test, "%s with the old key %#x (killed by %s): %d (%s)\n",
+		   key->writable ? "WRITE" : "READ", key->handle,
+		   key->remote_inv ? "the server's SEND_WITH_INV" : "the client",
+		   status,
+		   status >= 0 ? ib_wc_status_msg(status) : "errno");
+	KUNIT_EXPECT_GE(test, status, 0);
+	if (!ulp_on_siw(test))
+		KUNIT_EXPECT_EQ(test, status, IB_WC_REM_ACCESS_ERR);
+	else if (!key->writable)
+		/* siw flushes the READ when the TERMINATE arrives. */
+		KUNIT_EXPECT_NE(test, status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      mrcore_e2e_qp_failed(&x->pair->passive,
+						   ULP_QP_ERR_TIMEOUT_MS),
+			      "the server's QP survived the dead key (state %d)",
+			      mrcore_e2e_qp_state(&x->pair->passive));
+	if (!key->writable)
+		KUNIT_EXPECT_EQ_MSG(test, mrcore_e2e_buf_check_byte(probe, 0),
+				    -1L, "a READ with a dead key returned data");
+}
+
+/* ---- NFS-style ---- */
+
+/**
+ * struct nfs_case - one NFS-style exchange
+ * @desc: test description.
+ * @read_rpc: a READ RPC (write chunk and reply chunk pushed), else a WRITE
+ *	RPC (read chunk pulled).
+ * @remote_inv: the server replies with SEND_WITH_INV.
+ * @probe_remote: probe the key the server invalidated (else the client's
+ *	last one, which it invalidated locally).
+ */
+struct nfs_case {
+	const char *desc;
+	bool read_rpc;
+	bool remote_inv;
+	bool probe_remote;
+};
+
+static const struct nfs_case nfs_cases[] = {
+	{ "WRITE RPC 1 MiB pulled, SEND_WITH_INV: the invalidated read segment is dead",
+	  false, true, true },
+	{ "WRITE RPC 1 MiB pulled, SEND_WITH_INV: the locally invalidated read segment is dead",
+	  false, true, false },
+	{ "WRITE RPC 1 MiB pulled, SEND: a read segment is dead",
+	  false, false, false },
+	{ "READ RPC 1 MiB + reply chunk pushed, SEND_WITH_INV: the invalidated segment is dead",
+	  true, true, true },
+	{ "READ RPC 1 MiB + reply chunk pushed, SEND_WITH_INV: the reply chunk is dead",
+	  true, true, false },
+	{ "READ RPC 1 MiB + reply chunk pushed, SEND: the reply chunk is dead",
+	  true, false, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(nfs, nfs_cases, desc);
+
+#define NFS_DATA_BYTES	SZ_1M
+#define NFS_SEED_DATA	0x6001
+#define NFS_SEED_REPLY	0x6002
+
+static void nfs_exchange(struct kunit *test)
+{
+	const struct nfs_case *c = test->param_value;
+	struct mrcore_e2e_buf *cdata, *sdata, *creply = NULL, *sreply = NULL;
+	struct mrcore_e2e_buf *probe;
+	const struct mrcore_xchg_key *key;
+	unsigned int segs, i;
+	struct mrcore_xchg *x;
+	int ret;
+
+	cdata = ulp_buf(test, NFS_DATA_BYTES);
+	sdata = ulp_buf(test, NFS_DATA_BYTES);
+	probe = ulp_buf(test, ULP_PROBE_BYTES);
+	if (c->read_rpc) {
+		creply = ulp_buf(test, ULP_REPLY_BYTES);
+		sreply = ulp_buf(test, ULP_REPLY_BYTES);
+	}
+	x = ulp_xchg(test, MRCORE_XCHG_NFS);
+
+	if (c->read_rpc) {
+		mrcore_e2e_buf_fill(sdata, NFS_SEED_DATA);
+		mrcore_e2e_buf_fill(sreply, NFS_SEED_REPLY);
+		mrcore_e2e_buf_memset(cdata, 0);
+		mrcore_e2e_buf_memset(creply, 0);
+		ret = mrcore_xchg_nfs_read(x, sdata, cdata, sreply, creply,
+					   c->remote_inv);
+	} else {
+		mrcore_e2e_buf_fill(cdata, NFS_SEED_DATA);
+		mrcore_e2e_buf_memset(sdata, 0);
+		ret = mrcore_xchg_nfs_write(x, cdata, sdata, c->remote_inv);
+	}
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the RPC failed");
+
+	/* The data: pulled into the server, or pushed into the client. */
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(c->read_rpc ? cdata : sdata,
+						   NFS_SEED_DATA), -1L);
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(cdata));
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(sdata));
+	if (c->read_rpc) {
+		KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(creply,
+							   NFS_SEED_REPLY),
+				-1L);
+		KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(creply));
+	}
+
+	/* 1 MiB in segments of the client's MR size, plus the reply chunk. */
+	segs = NFS_DATA_BYTES / (MRCORE_XCHG_NFS_SEG_PAGES * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, x->nr_keys, segs + (c->read_rpc ? 1 : 0));
+	KUNIT_EXPECT_EQ(test, ulp_remote_invalidated(x), c->remote_inv ? 1u : 0u);
+
+	key = &x->keys[x->nr_keys - 1];
+	if (c->probe_remote) {
+		for (i = 0; i < x->nr_keys; i++)
+			if (x->keys[i].remote_inv)
+				key = &x->keys[i];
+		KUNIT_ASSERT_TRUE(test, key->remote_inv);
+	} else {
+		KUNIT_ASSERT_FALSE(test, key->remote_inv);
+	}
+	ulp_expect_dead(test, x, key, probe);
+	/* The client's memory still holds what the exchange left there. */
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(cdata, NFS_SEED_DATA), -1L);
+	if (c->read_rpc)
+		KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(creply,
+							   NFS_SEED_REPLY),
+				-1L);
+}
+
+/*
+ * The client gives up on a request whose keys are live (the server has the
+ * call): the adapter kills them by deregistering the MRs and the request
+ * completes with -EIO.  The server's READ with the old key must fail; the
+ * client still has every MR (replaced), so a full RPC works afterwards.
+ */
+static void nfs_abandoned_keys_die(struct kunit *test)
+{
+	struct mrcore_e2e_buf *cdata, *sdata, *probe;
+	struct mrcore_xchg_key key;
+	struct mrcore_xchg *x;
+	unsigned int i;
+
+	cdata = ulp_buf(test, NFS_DATA_BYTES);
+	sdata = ulp_buf(test, NFS_DATA_BYTES);
+	probe = ulp_buf(test, ULP_PROBE_BYTES);
+	x = ulp_xchg(test, MRCORE_XCHG_NFS);
+	mrcore_e2e_buf_fill(cdata, NFS_SEED_DATA);
+
+	/* Four times two segments: every MR of the client is retired once. */
+	for (i = 0; i < MRCORE_NFS_MAX_SEGS / 2; i++)
+		KUNIT_ASSERT_EQ(test, mrcore_xchg_nfs_abandon(x, cdata), -EIO);
+	key = x->keys[0];
+	mrcore_e2e_buf_memset(sdata, 0);
+	KUNIT_ASSERT_EQ(test, mrcore_xchg_nfs_write(x, cdata, sdata, false), 0);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sdata, NFS_SEED_DATA), -1L);
+	ulp_expect_dead(test, x, &key, probe);
+}
+
+static void nfs_rpc_unused(struct mrcore_nfs_rpc *rpc, int status)
+{
+}
+
+/* Arguments the adapter refuses, before anything is registered or posted. */
+static void nfs_bad_input(struct kunit *test)
+{
+	struct mrcore_e2e_buf *buf = ulp_buf(test, PAGE_SIZE);
+	struct mrcore_nfs_chunk chunk = {}, used;
+	struct ib_send_wr wr = {};
+	struct mrcore_xchg *x = ulp_xchg(test, MRCORE_XCHG_NFS);
+	struct mrcore_nfs_req *req = &x->nfs_req;
+	struct mrcore_nfs_rpc *rpc = &x->nfs_rpc;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mrcore_nfs_clnt_create(NULL, 1, 1)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(mrcore_nfs_clnt_create(x->pair->active.qp, 0,
+						       1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(mrcore_nfs_svc_create(x->pair->passive.qp, 1,
+						      1, 0)), -EINVAL);
+
+	mrcore_nfs_req_init(req, x->nfs_clnt, &wr, NULL);
+	KUNIT_EXPECT_EQ(test, mrcore_nfs_req_register(req, 7, buf->pages, 0,
+						      PAGE_SIZE, &chunk),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mrcore_nfs_req_register(req,
+						      MRCORE_NFS_READ_CHUNK,
+						      buf->pages, 0, 0, &chunk),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mrcore_nfs_req_register(req,
+						      MRCORE_NFS_READ_CHUNK,
+						      NULL, 0, PAGE_SIZE,
+						      &chunk), -EINVAL);
+	KUNIT_EXPECT_EQ(test, req->nr_mrs, 0u);
+
+	mrcore_nfs_rpc_init(rpc, x->nfs_svc);
+	/* An empty chunk; then a chunk smaller than the payload. */
+	KUNIT_EXPECT_EQ(test, mrcore_nfs_svc_pull(rpc, &chunk, buf->pages, 0,
+						  nfs_rpc_unused), -EINVAL);
+	chunk.nsegs = 1;
+	chunk.segs[0] = (struct mrcore_nfs_segment){ 1, 100, 0 };
+	KUNIT_EXPECT_EQ(test, mrcore_nfs_svc_push(rpc, &chunk, buf->pages, 0,
+						  101, &used), -EMSGSIZE);
+	chunk.nsegs = MRCORE_NFS_MAX_SEGS + 1;
+	KUNIT_EXPECT_EQ(test, mrcore_nfs_svc_push(rpc, &chunk, buf->pages, 0,
+						  1, &used), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rpc->nr_io, 0u);
+}
+
+/* One array per suite: KUnit keeps per-case state in them. */
+static struct kunit_case nfs_siw_cases[] = {
+	KUNIT_CASE_PARAM(nfs_exchange, nfs_gen_params),
+	KUNIT_CASE(nfs_abandoned_keys_die),
+	KUNIT_CASE(nfs_bad_input),
+	{}
+};
+
+static struct kunit_case nfs_rxe_cases[] = {
+	KUNIT_CASE_PARAM(nfs_exchange, nfs_gen_params),
+	KUNIT_CASE(nfs_abandoned_keys_die),
+	KUNIT_CASE(nfs_bad_input),
+	{}
+};
+
+/* ---- iSER-style ---- */
+
+/**
+ * struct iser_case - one SCSI command
+ * @desc: test description.
+ * @scsi_read: a READ (data-in), else a WRITE (data-out).
+ * @len: bytes.
+ * @remote_inv: the target's response is a SEND_WITH_INV of the STag.
+ */
+struct iser_case {
+	const char *desc;
+	bool scsi_read;
+	size_t len;
+	bool remote_inv;
+};
+
+static const struct iser_case iser_cases[] = {
+	{ "SCSI READ 4 KiB, SEND_WITH_INV", true, SZ_4K, true },
+	{ "SCSI READ 4 KiB, SEND", true, SZ_4K, false },
+	{ "SCSI WRITE 4 KiB, SEND_WITH_INV", false, SZ_4K, true },
+	{ "SCSI WRITE 4 KiB, SEND", false, SZ_4K, false },
+	{ "SCSI READ 128 KiB, SEND_WITH_INV", true, SZ_128K, true },
+	{ "SCSI READ 128 KiB, SEND", true, SZ_128K, false },
+	{ "SCSI WRITE 128 KiB, SEND_WITH_INV", false, SZ_128K, true },
+	{ "SCSI WRITE 128 KiB, SEND", false, SZ_128K, false },
+	{ "SCSI READ 1 MiB, SEND_WITH_INV", true, SZ_1M, true },
+	{ "SCSI READ 1 MiB, SEND", true, SZ_1M, false },
+	{ "SCSI WRITE 1 MiB, SEND_WITH_INV", false, SZ_1M, true },
+	{ "SCSI WRITE 1 MiB, SEND", false, SZ_1M, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(iser, iser_cases, desc);
+
+#define ISER_SEED	0x7001
+
+static void iser_exchange(struct kunit *test)
+{
+	const struct iser_case *c = test->param_value;
+	struct mrcore_e2e_buf *ini, *tgt, *probe;
+	struct mrcore_xchg *x;
+	int ret;
+
+	ini = ulp_buf(test, c->len);
+	tgt = ulp_buf(test, c->len);
+	probe = ulp_buf(test, min_t(size_t, c->len, ULP_PROBE_BYTES));
+	x = ulp_xchg(test, MRCORE_XCHG_ISER);
+
+	mrcore_e2e_buf_fill(c->scsi_read ? tgt : ini, ISER_SEED);
+	mrcore_e2e_buf_memset(c->scsi_read ? ini : tgt, 0);
+	ret = mrcore_xchg_iser(x, c->scsi_read, ini, tgt, c->remote_inv);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the command failed");
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(c->scsi_read ? ini : tgt,
+						   ISER_SEED), -1L);
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(ini));
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(tgt));
+
+	KUNIT_ASSERT_EQ(test, x->nr_keys, 1u);
+	KUNIT_EXPECT_EQ(test, x->keys[0].remote_inv, c->remote_inv);
+	ulp_expect_dead(test, x, &x->keys[0], probe);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(ini, ISER_SEED), -1L);
+}
+
+/*
+ * The initiator gives up on a task whose STag is live: the adapter kills it
+ * by deregistration and the task completes with -EIO; the target's WRITE
+ * with the old STag must fail and leave the buffer untouched.  Run twice,
+ * so the second task uses the MR that replaced the first one's.
+ */
+static void iser_abandoned_stag_dies(struct kunit *test)
+{
+	struct mrcore_e2e_buf *ini, *probe;
+	struct mrcore_xchg_key key;
+	struct mrcore_xchg *x;
+
+	ini = ulp_buf(test, SZ_128K);
+	probe = ulp_buf(test, ULP_PROBE_BYTES);
+	x = ulp_xchg(test, MRCORE_XCHG_ISER);
+	mrcore_e2e_buf_fill(ini, ISER_SEED);
+
+	KUNIT_ASSERT_EQ(test, mrcore_xchg_iser_abandon(x, true, ini), -EIO);
+	KUNIT_ASSERT_EQ(test, mrcore_xchg_iser_abandon(x, true, ini), -EIO);
+	key = x->keys[0];
+	ulp_expect_dead(test, x, &key, probe);
+	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(ini, ISER_SEED), -1L);
+}
+
+static void iser_task_unused(struct mrcore_iser_task *task, int status)
+{
+}
+
+static void iser_cmd_unused(struct mrcore_iser_cmd *cmd, int status)
+{
+}
+
+/* Arguments the adapter refuses, before anything is registered or posted. */
+static void iser_bad_input(struct kunit *test)
+{
+	struct mrcore_e2e_buf *buf = ulp_buf(test, PAGE_SIZE);
+	struct mrcore_xchg *x = ulp_xchg(test, MRCORE_XCHG_ISER);
+	struct ib_send_wr wr = {};
+	u32 stag;
+	u64 va;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mrcore_iser_conn_create(NULL, 1, 1)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(mrcore_iser_target_create(x->pair->passive.qp,
+							  1, 0, 1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrcore_iser_task_reg(&x->iser_task, x->iser_conn,
+						   5, buf->sg, buf->nents, &wr,
+						   &stag, &va, iser_task_unused),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mrcore_iser_task_reg(&x->iser_task, x->iser_conn,
+						   MRCORE_ISER_DATA_IN, buf->sg,
+						   0, &wr, &stag, &va,
+						   iser_task_unused), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mrcore_iser_task_send(NULL), -EINVAL);
+	mrcore_iser_cmd_init(&x->iser_cmd, x->iser_target, 1, 0);
+	KUNIT_EXPECT_EQ(test, mrcore_iser_cmd_data_in(&x->iser_cmd, NULL, 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mrcore_iser_cmd_data_out(&x->iser_cmd, NULL, 1,
+						       iser_cmd_unused),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, x->iser_cmd.io_live);
+}
+
+static struct kunit_case iser_siw_cases[] = {
+	KUNIT_CASE_PARAM(iser_exchange, iser_gen_params),
+	KUNIT_CASE(iser_abandoned_stag_dies),
+	KUNIT_CASE(iser_bad_input),
+	{}
+};
+
+static struct kunit_case iser_rxe_cases[] = {
+	KUNIT_CASE_PARAM(iser_exchange, iser_gen_params),
+	KUNIT_CASE(iser_abandoned_stag_dies),
+	KUNIT_CASE(iser_bad_input),
+	{}
+};
+
+static int ulp_init(struct kunit *test, const struct mrcore_e2e_target *t)
+{
+	if (!mrcore_e2e_device_present(t, NULL, 0)) {
+		kunit_err(test, "no %s device registered\n", t->name);
+		return -ENODEV;
+	}
+	test->priv = (void *)t;
+	return 0;
+}
+
+static int ulp_siw_init(struct kunit *test)
+{
+	return ulp_init(test, &mrcore_e2e_siw);
+}
+
+static int ulp_rxe_init(struct kunit *test)
+{
+	return ulp_init(test, &mrcore_e2e_rxe);
+}
+
+static struct kunit_suite nfs_siw_suite = {
+	.name = "mrcore_nfs_siw",
+	.init = ulp_siw_init,
+	.test_cases = nfs_siw_cases,
+};
+
+static struct kunit_suite nfs_rxe_suite = {
+	.name = "mrcore_nfs_rxe",
+	.init = ulp_rxe_init,
+	.test_cases = nfs_rxe_cases,
+};
+
+static struct kunit_suite iser_siw_suite = {
+	.name = "mrcore_iser_siw",
+	.init = ulp_siw_init,
+	.test_cases = iser_siw_cases,
+};
+
+static struct kunit_suite iser_rxe_suite = {
+	.name = "mrcore_iser_rxe",
+	.init = ulp_rxe_init,
+	.test_cases = iser_rxe_cases,
+};
+
+kunit_test_suites(&nfs_siw_suite, &nfs_rxe_suite, &iser_siw_suite,
+		  &iser_rxe_suite);
+
+MODULE_DESCRIPTION("rdma-mrcore end-to-end KUnit suites of the NFS-style and iSER-style adapters on siw and rxe");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MRCORE_HARNESS);
