@@ -29,7 +29,7 @@ if ! flock -n 8; then
 fi
 start=$(date +%s)
 
-echo "kunit: building what is stale (the test kernel takes 5-7 min the first time)"
+echo "kunit: building what is stale (the test kernel takes about 20 min the first time)"
 if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
 	echo "kunit: 0 passed, 1 failed, 0 skipped (build failed)"
 	exit 1
