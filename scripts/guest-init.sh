@@ -5,6 +5,9 @@
 #   mrcore.mode=kunit  load rdma_mrcore, the harness and every KUnit module,
 #                      dump each suite's KTAP from debugfs
 #   mrcore.mode=demo   load rdma_mrcore, the harness and the demo module
+#   mrcore.mode=bench  (bench kernel) perftest's ib_read_bw/ib_write_bw on
+#                      each device, then the benchmark module mrcore_bench
+#                      (mrcore.perftest_secs=N: duration of each perftest run)
 # then unload the modules, run a kmemleak scan and power off.
 #
 # Everything meant for the host goes to /dev/ttyS1 (QEMU writes it to a
@@ -45,9 +48,11 @@ finish() {
 }
 
 MODE=kunit
+PT_SECS=3
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
+	mrcore.perftest_secs=*) PT_SECS=${arg#mrcore.perftest_secs=} ;;
 	esac
 done
 say "mode $MODE, kernel $(uname -r)"
@@ -114,7 +119,7 @@ case "$MODE" in
 kunit)
 	for m in "$MODDIR"/*.ko; do
 		case "$(basename "$m")" in
-		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
+		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko | mrcore_bench.ko) ;;
 		*) load "$m" ;;
 		esac
 	done
@@ -130,6 +135,40 @@ kunit)
 	;;
 demo)
 	load $MODDIR/mrcore_demo.ko
+	;;
+bench)
+	# The device limit: perftest between the two ends of each device's
+	# veth pair, connected with rdma_cm (iWARP cannot do without it).
+	port=18515
+	for kind in siw rxe; do
+		case $kind in
+		siw) addr=192.0.2.2 ;;
+		rxe) addr=198.51.100.2 ;;
+		esac
+		for op in read write; do
+			for size in 65536 1048576; do
+				port=$((port + 1))
+				say "perftest ib_${op}_bw $kind $size bytes, $PT_SECS s"
+				ib_${op}_bw -R -F -s "$size" -D "$PT_SECS" -p "$port" \
+					>/tmp/pt-server.log 2>&1 &
+				server=$!
+				sleep 1
+				timeout $((PT_SECS + 60)) ib_${op}_bw -R -F -s "$size" \
+					-D "$PT_SECS" -p "$port" "$addr" \
+					>/tmp/pt-client.log 2>&1
+				rc=$?
+				sleep 1
+				kill "$server" 2>/dev/null
+				wait "$server" 2>/dev/null
+				echo "MRCORE-PERFTEST-BEGIN $kind $op $size $rc" >"$OUT"
+				cat /tmp/pt-client.log >"$OUT"
+				echo "MRCORE-PERFTEST-END $kind $op $size" >"$OUT"
+				echo "--- perftest server ($kind $op $size)"
+				cat /tmp/pt-server.log
+			done
+		done
+	done
+	load $MODDIR/mrcore_bench.ko
 	;;
 *)
 	say "ERROR: unknown mode $MODE"
@@ -151,7 +190,8 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo "MRCORE-KMEMLEAK-END" >"$OUT"
 	# Also on the console, where scripts/kunit.sh looks for reports.
 	cat /sys/kernel/debug/kmemleak
-else
+elif [ "$MODE" != bench ]; then
+	# The bench kernel is built without kmemleak on purpose.
 	say "ERROR: no /sys/kernel/debug/kmemleak"
 fi
 
