@@ -20,7 +20,8 @@
 #   MRCORE_BENCH_CPU_MS      one init+destroy loop, ms (20)
 #   MRCORE_BENCH_FILTER      glob on device/dir/shape/qdN/qpsN (all rows),
 #                            e.g. "rxe/read/1m_contig/*"
-#   MRCORE_BENCH_PERFTEST_SECS  each perftest run, s (3)
+#   MRCORE_BENCH_PERFTEST_SECS  each perftest run, s (5; perftest measures
+#                            the middle half, so at least 4)
 #   MRCORE_BENCH_OUT         output directory (build/bench)
 # A quick smoke run: MRCORE_BENCH_ROW_MS=200 MRCORE_BENCH_ROUNDS=1 make bench
 set -euo pipefail
@@ -62,7 +63,7 @@ num() { # name value: a positive integer or die
 row_ms=${MRCORE_BENCH_ROW_MS:-800}
 rounds=${MRCORE_BENCH_ROUNDS:-3}
 cpu_ms=${MRCORE_BENCH_CPU_MS:-20}
-pt_secs=${MRCORE_BENCH_PERFTEST_SECS:-3}
+pt_secs=${MRCORE_BENCH_PERFTEST_SECS:-5}
 num MRCORE_BENCH_ROW_MS "$row_ms"
 num MRCORE_BENCH_ROUNDS "$rounds"
 num MRCORE_BENCH_CPU_MS "$cpu_ms"

@@ -48,7 +48,7 @@ finish() {
 }
 
 MODE=kunit
-PT_SECS=3
+PT_SECS=5
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
