@@ -79,7 +79,7 @@ def perftest_limit(runs, problems):
                          line)
             if m and int(m.group(1)) == size:
                 avg = float(m.group(4))
-        if avg is None:
+        if not avg:
             problems.append('perftest %s %s %d: no figure (exit %d)' %
                             (dev, op, size, rc))
             for line in lines[-8:]:
@@ -106,7 +106,7 @@ def table(rows):
     for r in rows:
         k = (r['device'], r['dir'], r['shape'], r['qd'], r['qps'])
         pairs.setdefault(k, {})[r['impl']] = r
-    hdr = ('%-4s %-5s %-10s %3s %3s | %-16s | %-9s | %-9s | %-9s | %10s %10s '
+    hdr = ('%-4s %-5s %-10s %3s %3s | %-19s | %-9s | %-9s | %-9s | %10s %10s '
            '%6s | %9s %9s | %7s %7s' %
            ('dev', 'dir', 'shape', 'qd', 'qps', 'backend m/rw',
             'WRs/IO', 'MRs/IO', 'posts/IO', 'ops/s m', 'ops/s rw', 'ratio',
@@ -123,7 +123,7 @@ def table(rows):
             continue
         rt = ratio(m['ops_per_s'], w['ops_per_s'])
         out.append((k, m, w, rt))
-        print('%-4s %-5s %-10s %3d %3d | %-16s | %4.2f/%-4.2f | %4.2f/%-4.2f '
+        print('%-4s %-5s %-10s %3d %3d | %-19s | %4.2f/%-4.2f | %4.2f/%-4.2f '
               '| %4.2f/%-4.2f | %10.1f %10.1f %6.2f | %9.2f %9.2f | %7d %7d%s' %
               (k[0], k[1], k[2], k[3], k[4],
                '%s/%s' % (m['backend'], w['backend']),
@@ -157,7 +157,7 @@ def targets(pairs, rows, limit):
                and x['size'] == 1048576]
         best = [r for r in rows if r['device'] == dev and r['dir'] == 'READ'
                 and r['shape'] == '1m_contig' and r['impl'] == 'mrcore']
-        if not lim or not best:
+        if not lim or not best or lim[0]['mb_per_s'] <= 0:
             print('bench: target: 1 MiB READ on %s vs ib_read_bw: no figure'
                   % dev)
             missed += 1
@@ -200,9 +200,10 @@ def plot(rows, limit, path):
         for lim in limit:
             if lim['device'] != dev or lim['dir'] != op:
                 continue
-            shape = {65536: '64k_contig', 1048576: '1m_contig'}.get(
-                lim['size'])
-            if shape:
+            # 1 MiB is also the size of the 256-page shape.
+            shapes = {65536: ['64k_contig'],
+                      1048576: ['256_pages', '1m_contig']}.get(lim['size'], [])
+            for shape in shapes:
                 x = SHAPES.index(shape)
                 ax.hlines(lim['mb_per_s'], x - 0.45, x + 0.45, colors='k',
                           linestyles='dashed')

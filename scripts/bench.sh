@@ -92,4 +92,10 @@ rc=$?
 set -e
 echo "bench: guest ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
 echo
-exec python3 "$TOP/scripts/bench-report.py" "$OUT" "$TOP" "$rc"
+# Debian's python3-matplotlib is in the system interpreter's path; a python3
+# found first on PATH (a virtualenv, pyenv) may not see it.
+py=python3
+if ! python3 -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ]; then
+	py=/usr/bin/python3
+fi
+exec "$py" "$TOP/scripts/bench-report.py" "$OUT" "$TOP" "$rc"
