@@ -930,7 +930,7 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 {
 	u64 mops = bench_median(r->ops, r->nr_runs);
 	u64 bytes = (u64)sh->npages * PAGE_SIZE;
-	char wrs[24], mrs[24], posts[24], ops[24], mbs[24], list[160];
+	char wrs[24], mrs[24], posts[24], ops[24], mbs[24], list[200];
 	char *line;
 	unsigned int i;
 	int n = 0;
@@ -945,9 +945,13 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 	/* MB/s = ops/s * bytes / 10^6; mops is in thousandths of ops/s. */
 	bench_fixed3(mbs, sizeof(mbs), mops * bytes, 1000ULL * 1000000);
 	list[0] = '\0';
-	for (i = 0; i < r->nr_runs; i++)
-		n += scnprintf(list + n, sizeof(list) - n, "%s%llu",
-			       i ? "," : "", div_u64(r->ops[i], 1000));
+	for (i = 0; i < r->nr_runs; i++) {
+		u32 rem;
+		u64 q = div_u64_rem(r->ops[i], 1000, &rem);
+
+		n += scnprintf(list + n, sizeof(list) - n, "%s%llu.%u",
+			       i ? "," : "", q, rem / 100);
+	}
 	scnprintf(line, BENCH_LINE,
 		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"error\": %d}",
 		  d->target->name,

@@ -138,14 +138,25 @@ def table(rows):
 def targets(pairs, rows, limit):
     """Print every row that misses a target; return the count missed."""
     missed = 0
-    slower = [(k, rt) for k, m, w, rt in pairs if rt < 1.0]
+    slower = [(k, m, w, rt) for k, m, w, rt in pairs if rt < 1.0]
     more_wrs = [(k, m['wrs_per_io'], w['wrs_per_io'])
                 for k, m, w, rt in pairs if m['wrs_per_io'] > w['wrs_per_io']]
     print()
     print('bench: target: mrcore ops/s >= rdma_rw ops/s (median of runs): '
           '%d of %d rows' % (len(pairs) - len(slower), len(pairs)))
-    for k, rt in slower:
-        print('bench:   MISSED %s %s %s qd%d qps%d: ratio %.3f' % (k + (rt,)))
+    for k, m, w, rt in slower:
+        # Overlapping run ranges: the runs do not tell the two apart.
+        mr, wr = m.get('runs_ops_per_s', []), w.get('runs_ops_per_s', [])
+        overlap = bool(mr and wr and max(mr) >= min(wr))
+        same = (m['wrs_per_io'] == w['wrs_per_io'] and
+                m['mrs_per_io'] == w['mrs_per_io'])
+        print('bench:   MISSED %s %s %s qd%d qps%d: ratio %.3f; runs %s vs '
+              '%s (%s); chain %s %.2f WRs vs %s %.2f WRs%s; CPU %d vs %d ns' %
+              (k + (rt, mr, wr, 'ranges overlap' if overlap else
+                    'ranges apart', m['backend'], m['wrs_per_io'],
+                    w['backend'], w['wrs_per_io'],
+                    ' (same WR count)' if same else '',
+                    m['cpu_ns_per_io'], w['cpu_ns_per_io'])))
     print('bench: target: mrcore WRs/IO <= rdma_rw WRs/IO: %d of %d rows' %
           (len(pairs) - len(more_wrs), len(pairs)))
     for k, a, b in more_wrs:
