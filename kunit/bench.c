@@ -50,6 +50,8 @@
 #define BENCH_OVERRUN_NS	(10ULL * NSEC_PER_SEC)
 #define BENCH_LINE		1024
 #define BENCH_SETTLE_MS		50
+#define BENCH_CPU_BATCH		8
+#define BENCH_CPU_BATCHES	4096
 
 static unsigned int row_ms = 800;
 module_param(row_ms, uint, 0444);
@@ -198,6 +200,7 @@ struct bench_stats {
  * @dir: its direction.
  * @qd: its queue depth.
  * @max_ios: stop after this many I/Os (0: by time).
+ * @run_ns: how long the run lasts.
  * @t0: start of the run.
  * @t_end: when it should end.
  * @st: its measurements.
@@ -226,6 +229,7 @@ struct bench_qp {
 	enum dma_data_direction dir;
 	unsigned int qd;
 	u64 max_ios;
+	u64 run_ns;
 	u64 t0;
 	u64 t_end;
 	struct bench_stats st;
@@ -620,7 +624,7 @@ static int bench_run_qp(void *data)
 	for (next = 0; next < q->qd; next++)
 		idle[nr_idle++] = &q->slots[next];
 	q->t0 = ktime_get_ns();
-	q->t_end = q->t0 + (u64)row_ms * NSEC_PER_MSEC;
+	q->t_end = q->t0 + q->run_ns;
 
 	for (;;) {
 		struct bench_slot *s, *tmp;
@@ -751,8 +755,8 @@ static int bench_run_qp(void *data)
  */
 static int bench_run(struct bench_dev *d, unsigned int nr_qps,
 		     enum bench_impl impl, enum dma_data_direction dir,
-		     unsigned int qd, u64 max_ios, struct bench_result *r,
-		     u64 *mops)
+		     unsigned int qd, u64 run_ns, u64 max_ios,
+		     struct bench_result *r, u64 *mops)
 {
 	unsigned int i;
 	int err = 0;
@@ -765,6 +769,7 @@ static int bench_run(struct bench_dev *d, unsigned int nr_qps,
 		q->dir = dir;
 		q->qd = qd;
 		q->max_ios = max_ios;
+		q->run_ns = run_ns;
 		q->err = 0;
 		memset(&q->st, 0, sizeof(q->st));
 		init_completion(&q->finished);
@@ -826,7 +831,8 @@ static int bench_verify(struct bench_dev *d, enum bench_impl impl,
 		owner[i] = read ? bench_pattern(seed, i) : 0;
 		*bench_mem_byte(m, i) = read ? 0 : bench_pattern(seed, i);
 	}
-	ret = bench_run(d, 1, impl, dir, 1, 1, &r, &mops);
+	ret = bench_run(d, 1, impl, dir, 1, (u64)row_ms * NSEC_PER_MSEC, 1, &r,
+			&mops);
 	if (ret)
 		return ret;
 	if (r.ios != 1)
@@ -841,6 +847,23 @@ static int bench_verify(struct bench_dev *d, enum bench_impl impl,
 			       bench_pattern(seed, i));
 	}
 	return bad ? -EILSEQ : 0;
+}
+
+/* ---- medians ---------------------------------------------------------- */
+
+static int bench_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 bench_median(u64 *v, unsigned int n)
+{
+	if (!n)
+		return 0;
+	sort(v, n, sizeof(*v), bench_cmp_u64, NULL);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- CPU cost of init + destroy --------------------------------------- */
@@ -859,59 +882,61 @@ static int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	struct ib_qp *qp = q->pair->active.qp;
 	struct ib_wc wc = { .status = IB_WC_SUCCESS };
 	struct rdma_io_pool *pool = NULL;
-	u64 t0, t = 0, n = 0;
+	unsigned int nr = 0, i;
+	u64 t0, tb, t, *batch;
 	int ret = 0;
 
+	batch = kmalloc_array(BENCH_CPU_BATCHES, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
 	if (impl == BENCH_MRCORE) {
 		pool = rdma_io_pool_create(qp, q->port, 1, BENCH_MAX_PAGES);
-		if (IS_ERR(pool))
+		if (IS_ERR(pool)) {
+			kfree(batch);
 			return PTR_ERR(pool);
+		}
 	}
+	/*
+	 * Batches of a few iterations, and their median: a vCPU the host
+	 * takes away for a while spoils a batch, not the figure.
+	 */
 	t0 = ktime_get_ns();
 	do {
-		if (impl == BENCH_MRCORE) {
-			ret = rdma_io_ctx_init(&s->io, pool, s->mem.sg,
-					       s->mem.nents, 0, q->iova,
-					       q->rkey, dir);
-			if (ret < 0)
-				break;
-			rdma_io_ctx_destroy(&s->io, &wc);
-		} else {
-			ret = rdma_rw_ctx_init(&s->rw, qp, q->port, s->mem.sg,
-					       s->mem.nents, 0, q->iova,
-					       q->rkey, dir);
-			if (ret < 0)
-				break;
-			rdma_rw_ctx_destroy(&s->rw, qp, q->port, s->mem.sg,
-					    s->mem.nents, dir);
+		tb = ktime_get_ns();
+		for (i = 0; i < BENCH_CPU_BATCH; i++) {
+			if (impl == BENCH_MRCORE) {
+				ret = rdma_io_ctx_init(&s->io, pool, s->mem.sg,
+						       s->mem.nents, 0,
+						       q->iova, q->rkey, dir);
+				if (ret < 0)
+					goto out;
+				rdma_io_ctx_destroy(&s->io, &wc);
+			} else {
+				ret = rdma_rw_ctx_init(&s->rw, qp, q->port,
+						       s->mem.sg, s->mem.nents,
+						       0, q->iova, q->rkey,
+						       dir);
+				if (ret < 0)
+					goto out;
+				rdma_rw_ctx_destroy(&s->rw, qp, q->port,
+						    s->mem.sg, s->mem.nents,
+						    dir);
+			}
 		}
-		n++;
 		t = ktime_get_ns();
-	} while (t - t0 < (u64)cpu_ms * NSEC_PER_MSEC);
+		batch[nr++] = div_u64(t - tb, BENCH_CPU_BATCH);
+	} while (nr < BENCH_CPU_BATCHES &&
+		 t - t0 < (u64)cpu_ms * NSEC_PER_MSEC);
+	ret = 0;
+	*ns = bench_median(batch, nr);
+out:
 	if (pool)
 		rdma_io_pool_destroy(pool);
-	if (ret < 0)
-		return ret;
-	*ns = div64_u64(t - t0, n);
-	return 0;
+	kfree(batch);
+	return ret;
 }
 
 /* ---- rows ------------------------------------------------------------- */
-
-static int bench_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static u64 bench_median(u64 *v, unsigned int n)
-{
-	if (!n)
-		return 0;
-	sort(v, n, sizeof(*v), bench_cmp_u64, NULL);
-	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* @num / @den with three decimals, as "X.YYY". */
 static int bench_fixed3(char *buf, size_t len, u64 num, u64 den)
@@ -992,6 +1017,21 @@ static void bench_row(struct bench_dev *d, enum dma_data_direction dir,
 	}
 	for (k = 0; k < BENCH_NR_IMPLS; k++)
 		res[k].verified = verified[k];
+	/*
+	 * One short run of each first, not counted: siw's TCP connection
+	 * has been idle (slow start) and the pools and caches cold, which
+	 * would weigh on whichever implementation came first.
+	 */
+	for (k = 0; k < BENCH_NR_IMPLS; k++) {
+		struct bench_result warm = {};
+		u64 mops;
+
+		ret = bench_run(d, qps, k, dir, qd,
+				(u64)row_ms * NSEC_PER_MSEC / 4, 0, &warm,
+				&mops);
+		if (ret)
+			res[k].err = ret;
+	}
 	/* mrcore, rdma_rw, rdma_rw, mrcore, ...: drift hits both alike. */
 	for (round = 0; round < rounds; round++) {
 		for (k = 0; k < BENCH_NR_IMPLS; k++) {
@@ -1002,7 +1042,8 @@ static void bench_row(struct bench_dev *d, enum dma_data_direction dir,
 
 			if (r->err)
 				continue;
-			ret = bench_run(d, qps, impl, dir, qd, 0, r, &mops);
+			ret = bench_run(d, qps, impl, dir, qd,
+					(u64)row_ms * NSEC_PER_MSEC, 0, r, &mops);
 			if (ret) {
 				r->err = ret;
 				continue;

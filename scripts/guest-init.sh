@@ -137,6 +137,9 @@ demo)
 	load $MODDIR/mrcore_demo.ko
 	;;
 bench)
+	# siw runs on the kernel's TCP: no slow start again after each pause
+	# between runs, which would weigh on whichever run comes first.
+	echo 0 >/proc/sys/net/ipv4/tcp_slow_start_after_idle
 	# The device limit: perftest between the two ends of each device's
 	# veth pair, connected with rdma_cm (iWARP cannot do without it).
 	port=18515
