@@ -53,9 +53,9 @@
 #define BENCH_CPU_BATCH		8
 #define BENCH_CPU_BATCHES	4096
 
-static unsigned int row_ms = 800;
+static unsigned int row_ms = 600;
 module_param(row_ms, uint, 0444);
-MODULE_PARM_DESC(row_ms, "duration of one run of one implementation, ms (default 800)");
+MODULE_PARM_DESC(row_ms, "duration of one run of one implementation, ms (default 600)");
 
 static unsigned int rounds = 3;
 module_param(rounds, uint, 0444);

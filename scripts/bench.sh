@@ -15,7 +15,7 @@
 #      mrcore / rdma_rw per row, draws build/bench/throughput.png.
 #
 # Environment (defaults size the whole run to about 20 minutes):
-#   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (800)
+#   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (600)
 #   MRCORE_BENCH_ROUNDS      runs per implementation and row (3)
 #   MRCORE_BENCH_CPU_MS      one init+destroy loop, ms (20)
 #   MRCORE_BENCH_FILTER      glob on device/dir/shape/qdN/qpsN (all rows),
@@ -60,7 +60,7 @@ num() { # name value: a positive integer or die
 		;;
 	esac
 }
-row_ms=${MRCORE_BENCH_ROW_MS:-800}
+row_ms=${MRCORE_BENCH_ROW_MS:-600}
 rounds=${MRCORE_BENCH_ROUNDS:-3}
 cpu_ms=${MRCORE_BENCH_CPU_MS:-20}
 pt_secs=${MRCORE_BENCH_PERFTEST_SECS:-5}
