@@ -45,7 +45,7 @@ export MRCORE_INITRAMFS_PERFTEST=1
 KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
 if [ ! -f "$KDIR/.mrcore-key" ]; then
 	echo "bench: the bench kernel is not built yet: building it now (about"
-	echo "bench: 6-10 min on 2 cores, once; cached in $KDIR)"
+	echo "bench: 7 min on 2 idle cores, once; cached in $KDIR)"
 fi
 if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
 	echo "bench: build failed" >&2
