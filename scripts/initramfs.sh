@@ -63,14 +63,20 @@ if [ "${MRCORE_INITRAMFS_PERFTEST:-0}" = 1 ]; then
 		extra_bins+=("$p")
 	done
 	for prov in rxe siw; do
-		so=$(ls "$provdir"/lib"$prov"-rdmav*.so 2>/dev/null | head -n 1)
+		so=
+		for f in "$provdir"/lib"$prov"-rdmav*.so; do
+			[ -f "$f" ] && so=$f && break
+		done
 		[ -n "$so" ] || die "no $prov provider in $provdir (ibverbs-providers)"
 		extra_bins+=("$so")
 		[ -r /etc/libibverbs.d/$prov.driver ] ||
 			die "/etc/libibverbs.d/$prov.driver missing"
 		extra_files+=("/etc/libibverbs.d/$prov.driver")
 	done
-	gcc_s=$(ls /lib/"$multiarch"/libgcc_s.so.1 /usr/lib/"$multiarch"/libgcc_s.so.1 2>/dev/null | head -n 1)
+	gcc_s=
+	for f in /lib/"$multiarch"/libgcc_s.so.1 /usr/lib/"$multiarch"/libgcc_s.so.1; do
+		[ -f "$f" ] && gcc_s=$f && break
+	done
 	[ -n "$gcc_s" ] || die "libgcc_s.so.1 not found"
 	extra_bins+=("$gcc_s")
 fi
