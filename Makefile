@@ -4,6 +4,7 @@
 #
 #   make modules [KDIR=...]   build the modules (W=1)
 #   make demo                 boot the test kernel and move data on rxe and siw
+#   make bench                mrcore vs ib_core's rdma_rw vs perftest, on the bench kernel
 #   make check                every test layer; last line "check: N passed, M failed"
 #   make mirror               userspace mirror tests only
 #   make bench-mirror         mirror benchmarks: ns and instructions per I/O
@@ -64,6 +65,9 @@ kunit:
 
 demo:
 	@scripts/demo.sh
+
+bench:
+	@scripts/bench.sh
 
 docs:
 	@scripts/docs.sh

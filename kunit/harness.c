@@ -144,6 +144,7 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 				 struct mrcore_e2e_side *side,
 				 struct rdma_cm_id *id)
 {
+	const struct mrcore_e2e_caps *caps = &pair->caps;
 	struct ib_qp_init_attr attr = {};
 	struct ib_device *dev = id->device;
 	int ret;
@@ -163,8 +164,10 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 		side->pd = NULL;
 		return ret;
 	}
-	side->cq = ib_alloc_cq(dev, side, MRCORE_E2E_SQ_DEPTH +
-			       MRCORE_E2E_RQ_DEPTH + 2, 0, IB_POLL_SOFTIRQ);
+	side->cq = ib_alloc_cq(dev, side, min_t(u32, caps->max_send_wr +
+					       MRCORE_E2E_RQ_DEPTH + 2,
+					       dev->attrs.max_cqe),
+			       0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(side->cq)) {
 		ret = PTR_ERR(side->cq);
 		side->cq = NULL;
@@ -174,9 +177,12 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 	attr.qp_context = side;
 	attr.send_cq = side->cq;
 	attr.recv_cq = side->cq;
-	attr.cap.max_send_wr = MRCORE_E2E_SQ_DEPTH;
+	attr.cap.max_send_wr = min_t(u32, caps->max_send_wr,
+				     dev->attrs.max_qp_wr);
 	attr.cap.max_recv_wr = MRCORE_E2E_RQ_DEPTH;
-	attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 4);
+	attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge,
+				      caps->max_send_sge);
+	attr.cap.max_rdma_ctxs = caps->max_rdma_ctxs;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
@@ -214,14 +220,15 @@ static void mrcore_e2e_side_release(struct mrcore_e2e_side *side)
 	}
 }
 
-static void mrcore_e2e_conn_param(struct ib_device *dev,
+static void mrcore_e2e_conn_param(struct mrcore_e2e_pair *pair,
+				  struct ib_device *dev,
 				  struct rdma_conn_param *param)
 {
 	memset(param, 0, sizeof(*param));
 	param->responder_resources = min_t(int, dev->attrs.max_qp_rd_atom,
-					   MRCORE_E2E_RD_ATOM);
+					   pair->caps.rd_atom);
 	param->initiator_depth = min_t(int, dev->attrs.max_qp_init_rd_atom,
-				       MRCORE_E2E_RD_ATOM);
+				       pair->caps.rd_atom);
 	param->retry_count = 7;
 	param->rnr_retry_count = 7;
 }
@@ -260,7 +267,7 @@ static int mrcore_e2e_passive_handler(struct rdma_cm_id *id,
 		ret = mrcore_e2e_side_setup(pair, &pair->passive, id);
 		if (ret)
 			goto fail;
-		mrcore_e2e_conn_param(id->device, &param);
+		mrcore_e2e_conn_param(pair, id->device, &param);
 		/* rdma_accept() runs with the handler lock held here. */
 		ret = rdma_accept(id, &param);
 		if (ret) {
@@ -349,6 +356,33 @@ static int mrcore_e2e_active_wait(struct mrcore_e2e_pair *pair,
  * @target: device kind and addresses.
  * @pairp: receives the pair on success.
  *
+ * As mrcore_e2e_pair_create_caps() with the harness's default queue sizes:
+ * %MRCORE_E2E_SQ_DEPTH send WRs of at most 4 SGEs, no RDMA R/W contexts,
+ * %MRCORE_E2E_RD_ATOM READs in flight.
+ *
+ * Context: Process context; sleeps until connected (seconds at most).
+ * Return: as mrcore_e2e_pair_create_caps().
+ */
+int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
+			   struct mrcore_e2e_pair **pairp)
+{
+	static const struct mrcore_e2e_caps caps = {
+		.max_send_wr = MRCORE_E2E_SQ_DEPTH,
+		.max_send_sge = 4,
+		.max_rdma_ctxs = 0,
+		.rd_atom = MRCORE_E2E_RD_ATOM,
+	};
+
+	return mrcore_e2e_pair_create_caps(target, &caps, pairp);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_pair_create_caps() - connect an RC QP pair with given queues
+ * @target: device kind and addresses.
+ * @caps: queue sizes of both ends' QPs (see &struct mrcore_e2e_caps).
+ * @pairp: receives the pair on success.
+ *
  * Listens on @target->passive_addr, resolves and connects from
  * @target->active_addr with rdma_cm, and allocates a PD and a CQ on each end
  * on the device rdma_cm bound that end to, which must be of @target's driver.
@@ -359,8 +393,9 @@ static int mrcore_e2e_active_wait(struct mrcore_e2e_pair *pair,
  * Return: 0, -ENODEV when no device of @target's kind is registered or
  * rdma_cm bound another one, -ETIMEDOUT, -ENOMEM, or rdma_cm's error.
  */
-int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
-			   struct mrcore_e2e_pair **pairp)
+int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
+				const struct mrcore_e2e_caps *caps,
+				struct mrcore_e2e_pair **pairp)
 {
 	struct sockaddr_in src, dst, lsn;
 	struct sockaddr *srcp = (struct sockaddr *)&src;
@@ -378,6 +413,7 @@ int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 	if (!pair)
 		return -ENOMEM;
 	pair->target = target;
+	pair->caps = *caps;
 	pair->port = target->port_base +
 		     (atomic_inc_return(&mrcore_e2e_port_seq) % 10000);
 	init_completion(&pair->active_step);
@@ -437,7 +473,7 @@ int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 	ret = mrcore_e2e_side_setup(pair, &pair->active, id);
 	if (ret)
 		goto err;
-	mrcore_e2e_conn_param(id->device, &param);
+	mrcore_e2e_conn_param(pair, id->device, &param);
 	ret = rdma_connect(id, &param);
 	if (!ret)
 		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ESTABLISHED);
@@ -460,7 +496,7 @@ err:
 	mrcore_e2e_pair_destroy(pair);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create, MRCORE_HARNESS);
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_caps, MRCORE_HARNESS);
 
 /**
  * mrcore_e2e_pair_destroy() - disconnect a pair and free everything

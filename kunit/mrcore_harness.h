@@ -67,8 +67,29 @@ struct mrcore_e2e_side {
 };
 
 /**
+ * struct mrcore_e2e_caps - queue sizes of a pair's QPs
+ * @max_send_wr: send queue depth, capped at the device's max_qp_wr.
+ * @max_send_sge: SGEs per send WR, capped at the device's max_send_sge.
+ * @max_rdma_ctxs: ib_core RDMA R/W contexts (rdma_rw_ctx_*()) the QPs must
+ *	serve; ib_core then adds their registration WRs to the send queue and
+ *	gives the QPs an MR pool.  0 for none.
+ * @rd_atom: RDMA READs in flight per QP (initiator depth and responder
+ *	resources), capped at the device's limits.
+ *
+ * The completion queue of each end takes @max_send_wr plus the receive
+ * queue, so a drain never overflows it.
+ */
+struct mrcore_e2e_caps {
+	u32 max_send_wr;
+	u32 max_send_sge;
+	u32 max_rdma_ctxs;
+	u8 rd_atom;
+};
+
+/**
  * struct mrcore_e2e_pair - an RC QP pair connected by rdma_cm
  * @target: the device kind and addresses.
+ * @caps: the QPs' queue sizes.
  * @active: the end that called rdma_connect().
  * @passive: the end accepted by the listener.
  * @port: the rdma_cm port the listener used.
@@ -88,6 +109,7 @@ struct mrcore_e2e_side {
  */
 struct mrcore_e2e_pair {
 	const struct mrcore_e2e_target *target;
+	struct mrcore_e2e_caps caps;
 	struct mrcore_e2e_side active;
 	struct mrcore_e2e_side passive;
 	u16 port;
@@ -146,6 +168,9 @@ bool mrcore_e2e_device_present(const struct mrcore_e2e_target *target,
 
 int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 			   struct mrcore_e2e_pair **pairp);
+int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
+				const struct mrcore_e2e_caps *caps,
+				struct mrcore_e2e_pair **pairp);
 void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair);
 
 void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w);

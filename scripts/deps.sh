@@ -23,6 +23,8 @@ pkgs=(
 	dkms openssl
 	# documentation (make docs) and make format-check
 	python3-sphinx python3-alabaster clang-format
+	# make bench: build/bench/throughput.png
+	python3-matplotlib
 )
 
 missing=()

@@ -5,6 +5,9 @@
 #   mrcore.mode=kunit  load rdma_mrcore, the harness and every KUnit module,
 #                      dump each suite's KTAP from debugfs
 #   mrcore.mode=demo   load rdma_mrcore, the harness and the demo module
+#   mrcore.mode=bench  (bench kernel) perftest's ib_read_bw/ib_write_bw on
+#                      each device, then the benchmark module mrcore_bench
+#                      (mrcore.perftest_secs=N: duration of each perftest run)
 # then unload the modules, run a kmemleak scan and power off.
 #
 # Everything meant for the host goes to /dev/ttyS1 (QEMU writes it to a
@@ -46,10 +49,12 @@ finish() {
 
 MODE=kunit
 ROUNDS=10
+PT_SECS=5
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
 	mrcore.load_rounds=*) ROUNDS=${arg#mrcore.load_rounds=} ;;
+	mrcore.perftest_secs=*) PT_SECS=${arg#mrcore.perftest_secs=} ;;
 	esac
 done
 say "mode $MODE, kernel $(uname -r)"
@@ -116,7 +121,7 @@ case "$MODE" in
 kunit)
 	for m in "$MODDIR"/*.ko; do
 		case "$(basename "$m")" in
-		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
+		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko | mrcore_bench.ko) ;;
 		mrcore_removal.ko) ;;
 		*) load "$m" ;;
 		esac
@@ -139,6 +144,43 @@ demo)
 		load $MODDIR/$m.ko
 	done
 	load $MODDIR/mrcore_demo.ko
+	;;
+bench)
+	# siw runs on the kernel's TCP: no slow start again after each pause
+	# between runs, which would weigh on whichever run comes first.
+	echo 0 >/proc/sys/net/ipv4/tcp_slow_start_after_idle
+	# The device limit: perftest between the two ends of each device's
+	# veth pair, connected with rdma_cm (iWARP cannot do without it).
+	port=18515
+	for kind in siw rxe; do
+		case $kind in
+		siw) addr=192.0.2.2 ;;
+		rxe) addr=198.51.100.2 ;;
+		esac
+		for op in read write; do
+			for size in 65536 1048576; do
+				port=$((port + 1))
+				say "perftest ib_${op}_bw $kind $size bytes, $PT_SECS s"
+				ib_${op}_bw -R -F -s "$size" -D "$PT_SECS" -p "$port" \
+					>/tmp/pt-server.log 2>&1 &
+				server=$!
+				sleep 1
+				timeout $((PT_SECS + 60)) ib_${op}_bw -R -F -s "$size" \
+					-D "$PT_SECS" -p "$port" "$addr" \
+					>/tmp/pt-client.log 2>&1
+				rc=$?
+				sleep 1
+				kill "$server" 2>/dev/null
+				wait "$server" 2>/dev/null
+				echo "MRCORE-PERFTEST-BEGIN $kind $op $size $rc" >"$OUT"
+				cat /tmp/pt-client.log >"$OUT"
+				echo "MRCORE-PERFTEST-END $kind $op $size" >"$OUT"
+				echo "--- perftest server ($kind $op $size)"
+				cat /tmp/pt-server.log
+			done
+		done
+	done
+	load $MODDIR/mrcore_bench.ko
 	;;
 *)
 	say "ERROR: unknown mode $MODE"
@@ -194,7 +236,8 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo "MRCORE-KMEMLEAK-END" >"$OUT"
 	# Also on the console, where scripts/kunit.sh looks for reports.
 	cat /sys/kernel/debug/kmemleak
-else
+elif [ "$MODE" != bench ]; then
+	# The bench kernel is built without kmemleak on purpose.
 	say "ERROR: no /sys/kernel/debug/kmemleak"
 fi
 

@@ -7,7 +7,12 @@
 #
 # Contents: static busybox, iproute2's ip and rdma with the libraries ldd
 # lists, scripts/guest-init.sh as /init, and the given modules in
-# /lib/mrcore.  The archive is written with the kernel's gen_init_cpio
+# /lib/mrcore.
+#
+# MRCORE_INITRAMFS_PERFTEST=1 (make bench) adds perftest's ib_read_bw and
+# ib_write_bw with libibverbs, librdmacm, the rxe and siw providers and
+# their /etc/libibverbs.d files, and libgcc_s (which glibc loads when a
+# thread is cancelled).  The archive is written with the kernel's gen_init_cpio
 # (compiled from the test kernel's source), so device nodes need no mknod.
 set -euo pipefail
 
@@ -45,6 +50,37 @@ rdmabin=$(command -v rdma || true)
 [ -x "$ipbin" ] || die "iproute2's ip not found"
 [ -n "$rdmabin" ] || die "iproute2's rdma not found"
 
+# Userland for perftest: binaries and libraries whose dependencies ldd
+# resolves, and plain files (the providers' driver entries).
+extra_bins=()
+extra_files=()
+if [ "${MRCORE_INITRAMFS_PERFTEST:-0}" = 1 ]; then
+	multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+	provdir=/usr/lib/$multiarch/libibverbs
+	for b in ib_read_bw ib_write_bw; do
+		p=$(command -v "$b" || true)
+		[ -n "$p" ] || die "$b not found (perftest)"
+		extra_bins+=("$p")
+	done
+	for prov in rxe siw; do
+		so=
+		for f in "$provdir"/lib"$prov"-rdmav*.so; do
+			[ -f "$f" ] && so=$f && break
+		done
+		[ -n "$so" ] || die "no $prov provider in $provdir (ibverbs-providers)"
+		extra_bins+=("$so")
+		[ -r /etc/libibverbs.d/$prov.driver ] ||
+			die "/etc/libibverbs.d/$prov.driver missing"
+		extra_files+=("/etc/libibverbs.d/$prov.driver")
+	done
+	gcc_s=
+	for f in /lib/"$multiarch"/libgcc_s.so.1 /usr/lib/"$multiarch"/libgcc_s.so.1; do
+		[ -f "$f" ] && gcc_s=$f && break
+	done
+	[ -n "$gcc_s" ] || die "libgcc_s.so.1 not found"
+	extra_bins+=("$gcc_s")
+fi
+
 spec=$outdir/initramfs.list
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /usr/local /usr/local/sbin \
@@ -60,6 +96,20 @@ spec=$outdir/initramfs.list
 	echo "file /init $TOP/scripts/guest-init.sh 0755 0 0"
 	echo "file /usr/local/sbin/ip $ipbin 0755 0 0"
 	echo "file /usr/local/sbin/rdma $rdmabin 0755 0 0"
+	for b in "${extra_bins[@]}" "${extra_files[@]}"; do
+		p=
+		IFS=/ read -ra parts <<<"$(dirname "${b#/}")"
+		for c in "${parts[@]}"; do
+			p=$p/$c
+			echo "dir $p 0755 0 0"
+		done
+	done
+	for b in "${extra_bins[@]}"; do
+		echo "file $b $(readlink -f "$b") 0755 0 0"
+	done
+	for f in "${extra_files[@]}"; do
+		echo "file $f $(readlink -f "$f") 0644 0 0"
+	done
 
 	# Shared libraries, at the paths the loader looks for them.
 	declare -A seen=()
@@ -78,7 +128,7 @@ spec=$outdir/initramfs.list
 			seen[$lib]=1
 			echo "file $lib $real 0755 0 0"
 		fi
-	done < <(ldd "$ipbin" "$rdmabin" |
+	done < <(ldd "$ipbin" "$rdmabin" "${extra_bins[@]}" |
 		sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^\s*\(\/[^ ]*\) (.*/\1/p' |
 		sort -u)
 	for dir in "${libdirs[@]}"; do

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn a `make bench` guest run into results, a table and a plot.
+
+bench-report.py OUTDIR TOP QEMU_RC
+
+Reads OUTDIR/console.log (the "mrcore_bench: row: {...}" lines of
+kunit/bench.c) and OUTDIR/results.log (perftest's output framed by
+MRCORE-PERFTEST-BEGIN/END), writes OUTDIR/results.json:
+
+    {"rows": [{"device", "transport", "dir", "shape", "qd", "qps", "impl",
+               "backend", "wrs_per_io", "mrs_per_io", "posts_per_io",
+               "ops_per_s", "mb_per_s", "cpu_ns_per_io", ...}],
+     "limit": [{"device", "dir", "size", "mb_per_s"}]}
+
+(MB = 10^6 bytes everywhere; perftest's MiB/s are converted), prints one
+table line per row with the ratio mrcore / rdma_rw, checks the targets of
+the benchmark, and draws OUTDIR/throughput.png.
+
+Exit status 1 when the run itself failed: the guest timed out or did not
+finish, a row reported an error or a failed data check, a perftest run gave
+no figure, or the kernel reported a problem.  A missed target is reported,
+not a failure: the figures are what they are.
+"""
+
+import importlib.util
+import json
+import os
+import re
+import sys
+
+SHAPES = ['1_page', '8_pages', '32_pages', '256_pages', '64k_contig',
+          '1m_contig']
+MIB = 1048576 / 1e6
+
+
+def load_guest_report(top):
+    spec = importlib.util.spec_from_file_location(
+        'guest_report', os.path.join(top, 'scripts', 'guest-report.py'))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def parse_rows(console):
+    rows = []
+    for line in console:
+        m = re.search(r'mrcore_bench: row: (\{.*\})\s*$', line)
+        if m:
+            rows.append(json.loads(m.group(1)))
+    return rows
+
+
+def parse_perftest(results):
+    """[(device, dir, size, rc, [lines])] from the MRCORE-PERFTEST frames."""
+    runs, cur = [], None
+    for line in results:
+        m = re.match(r'MRCORE-PERFTEST-BEGIN (\S+) (\S+) (\d+) (\d+)$', line)
+        if m:
+            cur = (m.group(1), m.group(2).upper(), int(m.group(3)),
+                   int(m.group(4)), [])
+            continue
+        if re.match(r'MRCORE-PERFTEST-END ', line) and cur:
+            runs.append(cur)
+            cur = None
+            continue
+        if cur:
+            cur[4].append(line)
+    return runs
+
+
+def perftest_limit(runs, problems):
+    limit = []
+    for dev, op, size, rc, lines in runs:
+        avg = None
+        for line in lines:
+            # " #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate"
+            m = re.match(r'\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)',
+                         line)
+            if m and int(m.group(1)) == size:
+                avg = float(m.group(4))
+        if not avg:
+            problems.append('perftest %s %s %d: no figure (exit %d)' %
+                            (dev, op, size, rc))
+            for line in lines[-8:]:
+                print('  perftest: ' + line)
+            continue
+        # perftest's "MB/sec" is MiB/s (2^20 bytes).
+        limit.append({'device': dev, 'dir': op, 'size': size,
+                      'mb_per_s': round(avg * MIB, 2),
+                      'perftest_mib_per_s': avg})
+    return limit
+
+
+def key(r):
+    return (r['device'], r['dir'], SHAPES.index(r['shape'])
+            if r['shape'] in SHAPES else 99, r['qps'], r['qd'])
+
+
+def ratio(a, b):
+    return a / b if b else float('inf') if a else 0.0
+
+
+def table(rows):
+    pairs = {}
+    for r in rows:
+        k = (r['device'], r['dir'], r['shape'], r['qd'], r['qps'])
+        pairs.setdefault(k, {})[r['impl']] = r
+    hdr = ('%-4s %-5s %-10s %3s %3s | %-19s | %-9s | %-9s | %-9s | %10s %10s '
+           '%6s | %9s %9s | %7s %7s' %
+           ('dev', 'dir', 'shape', 'qd', 'qps', 'backend m/rw',
+            'WRs/IO', 'MRs/IO', 'posts/IO', 'ops/s m', 'ops/s rw', 'ratio',
+            'MB/s m', 'MB/s rw', 'ns m', 'ns rw'))
+    print(hdr)
+    print('-' * len(hdr))
+    out = []
+    for k in sorted(pairs, key=lambda k: key({'device': k[0], 'dir': k[1],
+                                              'shape': k[2], 'qd': k[3],
+                                              'qps': k[4]})):
+        m = pairs[k].get('mrcore')
+        w = pairs[k].get('rdma_rw')
+        if not m or not w:
+            continue
+        rt = ratio(m['ops_per_s'], w['ops_per_s'])
+        out.append((k, m, w, rt))
+        print('%-4s %-5s %-10s %3d %3d | %-19s | %4.2f/%-4.2f | %4.2f/%-4.2f '
+              '| %4.2f/%-4.2f | %10.1f %10.1f %6.2f | %9.2f %9.2f | %7d %7d%s' %
+              (k[0], k[1], k[2], k[3], k[4],
+               '%s/%s' % (m['backend'], w['backend']),
+               m['wrs_per_io'], w['wrs_per_io'], m['mrs_per_io'],
+               w['mrs_per_io'], m['posts_per_io'], w['posts_per_io'],
+               m['ops_per_s'], w['ops_per_s'], rt, m['mb_per_s'],
+               w['mb_per_s'], m['cpu_ns_per_io'], w['cpu_ns_per_io'],
+               '' if m['error'] == 0 and w['error'] == 0 else '  ERROR'))
+    return out
+
+
+def targets(pairs, rows, limit):
+    """Print every row that misses a target; return the count missed."""
+    missed = 0
+    slower = [(k, m, w, rt) for k, m, w, rt in pairs if rt < 1.0]
+    more_wrs = [(k, m['wrs_per_io'], w['wrs_per_io'])
+                for k, m, w, rt in pairs if m['wrs_per_io'] > w['wrs_per_io']]
+    print()
+    print('bench: target: mrcore ops/s >= rdma_rw ops/s (median of runs): '
+          '%d of %d rows' % (len(pairs) - len(slower), len(pairs)))
+    for k, m, w, rt in slower:
+        # Overlapping run ranges: the runs do not tell the two apart.
+        mr, wr = m.get('runs_ops_per_s', []), w.get('runs_ops_per_s', [])
+        overlap = bool(mr and wr and max(mr) >= min(wr))
+        same = (m['wrs_per_io'] == w['wrs_per_io'] and
+                m['mrs_per_io'] == w['mrs_per_io'])
+        print('bench:   MISSED %s %s %s qd%d qps%d: ratio %.3f; runs %s vs '
+              '%s (%s); chain %s %.2f WRs vs %s %.2f WRs%s; CPU %d vs %d ns' %
+              (k + (rt, mr, wr, 'ranges overlap' if overlap else
+                    'ranges apart', m['backend'], m['wrs_per_io'],
+                    w['backend'], w['wrs_per_io'],
+                    ' (same WR count)' if same else '',
+                    m['cpu_ns_per_io'], w['cpu_ns_per_io'])))
+    print('bench: target: mrcore WRs/IO <= rdma_rw WRs/IO: %d of %d rows' %
+          (len(pairs) - len(more_wrs), len(pairs)))
+    for k, a, b in more_wrs:
+        print('bench:   MISSED %s %s %s qd%d qps%d: %.2f > %.2f' %
+              (k + (a, b)))
+    missed += len(slower) + len(more_wrs)
+    for dev in sorted({r['device'] for r in rows}):
+        lim = [x for x in limit if x['device'] == dev and x['dir'] == 'READ'
+               and x['size'] == 1048576]
+        best = [r for r in rows if r['device'] == dev and r['dir'] == 'READ'
+                and r['shape'] == '1m_contig' and r['impl'] == 'mrcore']
+        if not lim or not best or lim[0]['mb_per_s'] <= 0:
+            print('bench: target: 1 MiB READ on %s vs ib_read_bw: no figure'
+                  % dev)
+            missed += 1
+            continue
+        b = max(best, key=lambda r: r['mb_per_s'])
+        pct = 100.0 * b['mb_per_s'] / lim[0]['mb_per_s']
+        ok = pct >= 90.0
+        missed += not ok
+        print('bench: target: 1 MiB READ on %s reaches >= 90%% of '
+              'ib_read_bw: %s: best %.2f MB/s (qd %d, %d QP) = %.1f%% of '
+              '%.2f MB/s' % (dev, 'met' if ok else 'MISSED', b['mb_per_s'],
+                             b['qd'], b['qps'], pct, lim[0]['mb_per_s']))
+    return missed
+
+
+def plot(rows, limit, path):
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print('bench: python3-matplotlib missing (scripts/deps.sh): no plot')
+        return False
+    combos = sorted({(r['device'], r['dir']) for r in rows})
+    if not combos:
+        return False
+    fig, axes = plt.subplots(len(combos), 1, figsize=(10, 3.6 * len(combos)),
+                             squeeze=False)
+    for ax, (dev, op) in zip(axes[:, 0], combos):
+        xs = list(range(len(SHAPES)))
+        for i, impl in enumerate(('mrcore', 'rdma_rw')):
+            ys = []
+            for s in SHAPES:
+                v = [r['mb_per_s'] for r in rows if r['device'] == dev and
+                     r['dir'] == op and r['shape'] == s and
+                     r['impl'] == impl]
+                ys.append(max(v) if v else 0.0)
+            ax.bar([x + (i - 0.5) * 0.38 for x in xs], ys, width=0.38,
+                   label='%s (best qd/QPs)' % impl)
+        for lim in limit:
+            if lim['device'] != dev or lim['dir'] != op:
+                continue
+            # 1 MiB is also the size of the 256-page shape.
+            shapes = {65536: ['64k_contig'],
+                      1048576: ['256_pages', '1m_contig']}.get(lim['size'], [])
+            for shape in shapes:
+                x = SHAPES.index(shape)
+                ax.hlines(lim['mb_per_s'], x - 0.45, x + 0.45, colors='k',
+                          linestyles='dashed')
+                ax.annotate('ib_%s_bw %.1f' % (op.lower(), lim['mb_per_s']),
+                            (x, lim['mb_per_s']), textcoords='offset points',
+                            xytext=(0, 4), ha='center', fontsize=8)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(SHAPES)
+        ax.set_ylabel('MB/s')
+        ax.set_title('%s %s' % (dev, op))
+        ax.legend(fontsize=8, loc='upper left')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def main():
+    out, top, qemu_rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    gr = load_guest_report(top)
+    console = gr.read_lines(os.path.join(out, 'console.log'))
+    results = gr.read_lines(os.path.join(out, 'results.log'))
+    problems = []
+    if qemu_rc == 124:
+        problems.append('the guest timed out')
+    elif qemu_rc != 0:
+        problems.append('QEMU exited with status %d' % qemu_rc)
+    insmod, done = gr.guest_markers(results)
+    if done != 'bench':
+        problems.append('the guest did not finish (no MRCORE-DONE marker)')
+    for mod, rc in sorted(insmod.items()):
+        if rc:
+            problems.append('insmod %s failed (%d)' % (mod, rc))
+    for line in results:
+        if line.startswith('MRCORE-LOG ERROR'):
+            problems.append('guest: ' + line[len('MRCORE-LOG '):])
+
+    rows = sorted(parse_rows(console), key=key)
+    limit = perftest_limit(parse_perftest(results), problems)
+    for r in rows:
+        if r['error'] or not r['verified']:
+            problems.append('%s %s %s qd%d qps%d %s: error %d, data %s' %
+                            (r['device'], r['dir'], r['shape'], r['qd'],
+                             r['qps'], r['impl'], r['error'],
+                             'verified' if r['verified'] else
+                             'NOT verified'))
+    for line in console:
+        m = re.search(r'mrcore_bench: (no \S+ device|.*: -?\d+)$', line)
+        if m and 'row:' not in line:
+            problems.append('guest: ' + m.group(0))
+    if not rows:
+        problems.append('no benchmark rows')
+    gr.report_reports(console, problems)
+
+    path = os.path.join(out, 'results.json')
+    with open(path, 'w') as f:
+        json.dump({'rows': rows, 'limit': limit}, f, indent=1)
+        f.write('\n')
+
+    print('bench: device limit (perftest -R, MB/s = 10^6 B/s):')
+    for lim in limit:
+        print('bench:   %s %-5s %8d B: %9.2f MB/s' %
+              (lim['device'], lim['dir'], lim['size'], lim['mb_per_s']))
+    print()
+    pairs = table(rows)
+    missed = targets(pairs, rows, limit)
+    png = os.path.join(out, 'throughput.png')
+    if plot(rows, limit, png):
+        print('bench: plot %s' % png)
+    print('bench: results %s, console %s' %
+          (path, os.path.join(out, 'console.log')))
+    for p in problems:
+        print('bench: FAIL: %s' % p)
+    print('bench: %d rows, %d targets missed, %d problems' %
+          (len(pairs), missed, len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

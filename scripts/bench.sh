@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench: rdma-mrcore's READ/WRITE helper against ib_core's RDMA R/W API
+# (rdma_rw_ctx_*) and against the device limit (perftest), on siw and rxe,
+# in QEMU on the bench kernel (the test kernel without KASAN, kmemleak,
+# lockdep and DMA-API debugging; scripts/test-kernel.sh with
+# MRCORE_KERNEL_FLAVOUR=bench, cached like the test kernel).
+#
+#   1. builds what is stale: bench kernel, modules (W=1), initramfs with
+#      perftest and the rxe/siw providers;
+#   2. boots the guest in bench mode: perftest's ib_read_bw/ib_write_bw -R
+#      on each device, then mrcore_bench.ko (kunit/bench.c);
+#   3. writes build/bench/results.json, prints the table with the ratio
+#      mrcore / rdma_rw per row, draws build/bench/throughput.png.
+#
+# Environment (defaults size the whole run to about 20 minutes):
+#   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (600)
+#   MRCORE_BENCH_ROUNDS      runs per implementation and row (3)
+#   MRCORE_BENCH_CPU_MS      one init+destroy loop, ms (20)
+#   MRCORE_BENCH_FILTER      glob on device/dir/shape/qdN/qpsN (all rows),
+#                            e.g. "rxe/read/1m_contig/*"
+#   MRCORE_BENCH_PERFTEST_SECS  each perftest run, s (5; perftest measures
+#                            the middle half, so at least 4)
+#   MRCORE_BENCH_OUT         output directory (build/bench)
+# A quick smoke run: MRCORE_BENCH_ROW_MS=200 MRCORE_BENCH_ROUNDS=1 make bench
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${MRCORE_BENCH_OUT:-$TOP/build/bench}
+mkdir -p "$OUT"
+exec 8>"$OUT/.lock"
+if ! flock -n 8; then
+	echo "bench: another run is using $OUT; waiting for it"
+	flock 8
+fi
+start=$(date +%s)
+
+# The bench flavour of the kernel, and perftest in the initramfs: both
+# reach scripts/guest-build.sh, scripts/test-kernel.sh and
+# scripts/initramfs.sh through the environment.
+export MRCORE_KERNEL_FLAVOUR=bench
+export MRCORE_INITRAMFS_PERFTEST=1
+
+KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
+if [ ! -f "$KDIR/.mrcore-key" ]; then
+	echo "bench: the bench kernel is not built yet: building it now (about"
+	echo "bench: 7 min on 2 idle cores, once; cached in $KDIR)"
+fi
+if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
+	echo "bench: build failed" >&2
+	exit 1
+fi
+
+num() { # name value: a positive integer or die
+	case "$2" in
+	'' | *[!0-9]*)
+		echo "bench: $1 must be a positive integer, not '$2'" >&2
+		exit 2
+		;;
+	esac
+}
+row_ms=${MRCORE_BENCH_ROW_MS:-600}
+rounds=${MRCORE_BENCH_ROUNDS:-3}
+cpu_ms=${MRCORE_BENCH_CPU_MS:-20}
+pt_secs=${MRCORE_BENCH_PERFTEST_SECS:-5}
+num MRCORE_BENCH_ROW_MS "$row_ms"
+num MRCORE_BENCH_ROUNDS "$rounds"
+num MRCORE_BENCH_CPU_MS "$cpu_ms"
+num MRCORE_BENCH_PERFTEST_SECS "$pt_secs"
+append="mrcore.perftest_secs=$pt_secs mrcore_bench.row_ms=$row_ms"
+append="$append mrcore_bench.rounds=$rounds mrcore_bench.cpu_ms=$cpu_ms"
+if [ -n "${MRCORE_BENCH_FILTER:-}" ]; then
+	case "$MRCORE_BENCH_FILTER" in
+	*[!A-Za-z0-9_/*?.-]*)
+		echo "bench: MRCORE_BENCH_FILTER takes [A-Za-z0-9_/*?.-] only" >&2
+		exit 2
+		;;
+	esac
+	append="$append mrcore_bench.filter=$MRCORE_BENCH_FILTER"
+fi
+
+echo "bench: booting the guest (QEMU TCG, ${MRCORE_QEMU_SMP:-2} vCPUs): perftest, then"
+echo "bench: mrcore_bench ($row_ms ms x $rounds runs per implementation and row)"
+boot=$(date +%s)
+set +e
+MRCORE_QEMU_MEM=${MRCORE_QEMU_MEM:-3072} \
+	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+	--initrd "$OUT/initramfs.cpio.gz" --mode bench --out "$OUT" \
+	--timeout "${MRCORE_QEMU_TIMEOUT:-2400}" --append "$append"
+rc=$?
+set -e
+echo "bench: guest ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
+echo
+# Debian's python3-matplotlib is in the system interpreter's path; a python3
+# found first on PATH (a virtualenv, pyenv) may not see it.
+py=python3
+if ! python3 -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ]; then
+	py=/usr/bin/python3
+fi
+exec "$py" "$TOP/scripts/bench-report.py" "$OUT" "$TOP" "$rc"
