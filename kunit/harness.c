@@ -164,10 +164,17 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 		side->pd = NULL;
 		return ret;
 	}
+	/*
+	 * Polled from a workqueue, not softirq: ib_free_cq() cancels the
+	 * work synchronously, while with IB_POLL_SOFTIRQ ib_poll_handler()
+	 * re-arms the CQ after irq_poll_complete(), and a test woken by the
+	 * last completion could free the CQ in that window (seen as a KASAN
+	 * use-after-free under TCG).
+	 */
 	side->cq = ib_alloc_cq(dev, side, min_t(u32, caps->max_send_wr +
 					       MRCORE_E2E_RQ_DEPTH + 2,
 					       dev->attrs.max_cqe),
-			       0, IB_POLL_SOFTIRQ);
+			       0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(side->cq)) {
 		ret = PTR_ERR(side->cq);
 		side->cq = NULL;

@@ -51,7 +51,7 @@ extern const struct mrcore_e2e_target mrcore_e2e_rxe;
  * @cm_id: the connected rdma_cm id; owns @qp.
  * @device: the RDMA device this end runs on.
  * @pd: protection domain of @qp.
- * @cq: send and receive completion queue of @qp (IB_POLL_SOFTIRQ).
+ * @cq: send and receive completion queue of @qp (IB_POLL_WORKQUEUE).
  * @qp: the RC QP.
  * @qp_events: number of asynchronous QP events seen on @qp.
  * @last_qp_event: type of the last one (valid when @qp_events > 0).
