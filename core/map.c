@@ -406,12 +406,37 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 EXPORT_SYMBOL_GPL(rdma_unmap_mr);
 
 /**
+ * rdma_mr_reset() - kill an MR's key whatever its state, and free it
+ * @mr: an MR not in a pool; mapped or not, its key valid or not.
+ *
+ * For error paths where the state of a key is unknown: the peer never
+ * answered, a registration or invalidation WR was flushed, the QP is gone.
+ * The device MR is deregistered, which kills any key it had, before the
+ * core's DMA mapping of the memory is released; a fresh device MR takes its
+ * place.  No WR that uses @mr may still be queued on a send queue.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 with @mr unmapped and reusable (state free); -EINVAL for a
+ * NULL @mr or one that belongs to a pool; or the driver's error from
+ * allocating the new device MR, in which case @mr has been freed (as by
+ * rdma_destroy_mr()) and must not be used again.
+ */
+int rdma_mr_reset(struct rdma_mr *mr)
+{
+	if (!mr || mr->pool)
+		return -EINVAL;
+	return mrcore_mr_recycle(mr);
+}
+EXPORT_SYMBOL_GPL(rdma_mr_reset);
+
+/**
  * mrcore_mr_recycle() - kill an MR's key by replacing its device MR
  * @mr: an MR whose key's state is unknown (its I/O failed or was flushed).
  *
  * Deregistering kills any key the MR had, whether or not its registration
- * or invalidation WRs ever ran; a fresh device MR takes its place.  The DMA
- * mapping belongs to the I/O context.
+ * or invalidation WRs ever ran; a fresh device MR takes its place.  Only
+ * then is a mapping the core made (map API) DMA-unmapped; an I/O context's
+ * mapping belongs to the context.
  *
  * Context: Process context; may sleep.
  * Return: 0 with @mr free and reusable; or the backend's error from
@@ -420,9 +445,12 @@ EXPORT_SYMBOL_GPL(rdma_unmap_mr);
 int mrcore_mr_recycle(struct rdma_mr *mr)
 {
 	const struct rdma_mr_backend_ops *ops = mr->ops;
+	bool mapped = mrcore_dma_mapped(mr);
 	int ret;
 
 	ops->mr_release(mr);
+	if (mapped)
+		mrcore_dma_unmap(mr);
 	mr->sg = NULL;
 	mr->dma_owned = false;
 	mr->state = RDMA_MR_FREE;

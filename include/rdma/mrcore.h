@@ -63,6 +63,7 @@ int rdma_map_sg_rkey(u32 *rkey, u64 *iova, struct rdma_mr *mr,
 int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr);
 int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey);
 int rdma_unmap_mr(struct rdma_mr *mr);
+int rdma_mr_reset(struct rdma_mr *mr);
 
 u32 rdma_mr_max_pages(const struct rdma_mr *mr);
 u64 rdma_mr_length(const struct rdma_mr *mr);

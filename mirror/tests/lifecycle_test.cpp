@@ -84,6 +84,48 @@ TEST_F(LifecycleTest, RegistrationIsChainedBeforeTheCallersWrAndUnsignaled)
 	rdma_destroy_mr(mr);
 }
 
+// A key in an unknown state (its invalidation never ran) dies with the
+// device MR before the memory is released, and the MR maps again.
+TEST_F(LifecycleTest, ResetKillsALiveKeyThenReleasesTheMemory)
+{
+	Buffer buf(1), peer(1);
+	Sg sg;
+	sg.add(buf, 0, 0, 512);
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	ib_send_wr *chain = nullptr;
+	u32 rkey, rkey2;
+	u64 iova;
+	ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), 1,
+				   RDMA_MR_REMOTE_READ, &chain), 0);
+	Post(local_.qp, chain);
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer.at(0), 512),
+		  IB_WC_SUCCESS);
+
+	ASSERT_EQ(rdma_mr_reset(mr), 0);
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+
+	chain = nullptr;
+	ASSERT_EQ(rdma_map_sg_rkey(&rkey2, &iova, mr, sg.get(), 1,
+				   RDMA_MR_REMOTE_READ, &chain), 0);
+	EXPECT_NE(rkey2, rkey);
+	Post(local_.qp, chain);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey2, peer.at(0), 512),
+		  IB_WC_SUCCESS);
+	// Last, as the refusal breaks the peer's QP: the old key is dead.
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer.at(0), 512),
+		  IB_WC_REM_ACCESS_ERR);
+	// Reset works on an unmapped MR too; a failed reallocation frees it.
+	chain = nullptr;
+	ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
+	Post(local_.qp, chain);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	ASSERT_EQ(rdma_mrcore_fault_arm("mr_alloc", 0, 1), 0);
+	EXPECT_EQ(rdma_mr_reset(mr), -ENOMEM);
+	ASSERT_EQ(rdma_mrcore_fault_arm("mr_alloc", 0, 0), 0);
+	EXPECT_EQ(rdma_mr_reset(nullptr), -EINVAL);
+}
+
 TEST_F(LifecycleTest, StateMachineRefusesOutOfOrderCalls)
 {
 	Buffer buf(1);

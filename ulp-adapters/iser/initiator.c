@@ -129,10 +129,9 @@ static void conn_put_mr(struct mrcore_iser_conn *conn, struct rdma_mr *mr)
 
 /*
  * The STag's state is unknown (the registration or invalidation may or may
- * not have run): deregistering the device MR kills it whatever happened,
- * and a fresh MR takes its place.  The buffer is still the ULP's until the
- * done callback, so the DMA unmap before the deregistration cannot expose
- * freed memory.
+ * not have run): rdma_mr_reset() deregisters the device MR, which kills it
+ * whatever happened, before it releases the buffer, and a fresh device MR
+ * takes its place.
  */
 static void task_retire_work(struct work_struct *work)
 {
@@ -140,15 +139,12 @@ static void task_retire_work(struct work_struct *work)
 						     struct mrcore_iser_task,
 						     work);
 	struct mrcore_iser_conn *conn = task->conn;
-	struct ib_send_wr *unposted = NULL;
 	struct rdma_mr *mr = task->mr;
 
-	/* Leaves the mapped state so that it can be unmapped; not posted. */
-	rdma_invalidate_mr(mr, &unposted);
-	rdma_unmap_mr(mr);
-	rdma_destroy_mr(mr);
-	mr = rdma_create_mr(conn->qp->pd, conn->max_pages, RDMA_MR_ROLE_RKEY);
-	conn_put_mr(conn, IS_ERR(mr) ? NULL : mr);
+	/* The key dies with the device MR, before the memory is released;
+	 * an MR that got no new device MR is gone.
+	 */
+	conn_put_mr(conn, rdma_mr_reset(mr) ? NULL : mr);
 	task->mr = NULL;
 	task->done(task, task->status);
 }

@@ -139,25 +139,19 @@ EXPORT_SYMBOL_GPL(mrcore_nfs_clnt_destroy);
 
 /*
  * The state of @mr's key is unknown (its registration or invalidation may
- * or may not have run): deregistering the device MR kills the key whatever
- * happened, and a fresh MR takes its place.  The request's pages are still
- * the ULP's until its done callback, so the DMA unmap before the
- * deregistration cannot expose freed memory.
+ * or may not have run): rdma_mr_reset() deregisters the device MR, which
+ * kills the key whatever happened, before it releases the memory, and a
+ * fresh device MR takes its place.
  */
 static void clnt_retire_mr(struct mrcore_nfs_clnt *clnt, struct rdma_mr *mr)
 {
-	struct ib_send_wr *unposted = NULL;
 	unsigned long flags;
 
-	/* Leaves the mapped state so that it can be unmapped; not posted. */
-	rdma_invalidate_mr(mr, &unposted);
-	rdma_unmap_mr(mr);
-	rdma_destroy_mr(mr);
-	mr = rdma_create_mr(clnt->qp->pd, clnt->seg_pages, RDMA_MR_ROLE_RKEY);
-	if (!IS_ERR(mr)) {
+	if (!rdma_mr_reset(mr)) {
 		clnt_put_mr(clnt, mr);
 		return;
 	}
+	/* No new device MR: the MR is gone, the client has one fewer. */
 	spin_lock_irqsave(&clnt->lock, flags);
 	clnt->nr_mrs--;
 	spin_unlock_irqrestore(&clnt->lock, flags);
