@@ -21,6 +21,7 @@
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
+#include "e2e_suite.h"
 #include "io_e2e.h"
 
 /**
@@ -205,35 +206,15 @@ static struct kunit_case io_siw_cases[] = {
 	{}
 };
 
-static int io_init(struct kunit *test, const struct mrcore_e2e_target *t)
-{
-	if (!mrcore_e2e_device_present(t, NULL, 0)) {
-		kunit_err(test, "no %s device registered\n", t->name);
-		return -ENODEV;
-	}
-	test->priv = (void *)t;
-	return 0;
-}
-
-static int io_siw_init(struct kunit *test)
-{
-	return io_init(test, &mrcore_e2e_siw);
-}
-
-static int io_rxe_init(struct kunit *test)
-{
-	return io_init(test, &mrcore_e2e_rxe);
-}
-
 static struct kunit_suite io_siw_suite = {
 	.name = "mrcore_io_siw",
-	.init = io_siw_init,
+	.init = mrcore_e2e_siw_suite_init,
 	.test_cases = io_siw_cases,
 };
 
 static struct kunit_suite io_rxe_suite = {
 	.name = "mrcore_io_rxe",
-	.init = io_rxe_init,
+	.init = mrcore_e2e_rxe_suite_init,
 	.test_cases = io_rxe_cases,
 };
 

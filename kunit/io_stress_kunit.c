@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/sizes.h>
 
+#include "e2e_suite.h"
 #include "io_e2e.h"
 
 static unsigned int soak_ios = 600;
@@ -319,47 +320,27 @@ static struct kunit_case soak_cases[] = {
 	{}
 };
 
-static int stress_init(struct kunit *test, const struct mrcore_e2e_target *t)
-{
-	if (!mrcore_e2e_device_present(t, NULL, 0)) {
-		kunit_err(test, "no %s device registered\n", t->name);
-		return -ENODEV;
-	}
-	test->priv = (void *)t;
-	return 0;
-}
-
-static int stress_siw_init(struct kunit *test)
-{
-	return stress_init(test, &mrcore_e2e_siw);
-}
-
-static int stress_rxe_init(struct kunit *test)
-{
-	return stress_init(test, &mrcore_e2e_rxe);
-}
-
 static struct kunit_suite flush_siw_suite = {
 	.name = "mrcore_flush_siw",
-	.init = stress_siw_init,
+	.init = mrcore_e2e_siw_suite_init,
 	.test_cases = flush_cases,
 };
 
 static struct kunit_suite flush_rxe_suite = {
 	.name = "mrcore_flush_rxe",
-	.init = stress_rxe_init,
+	.init = mrcore_e2e_rxe_suite_init,
 	.test_cases = flush_cases,
 };
 
 static struct kunit_suite soak_siw_suite = {
 	.name = "mrcore_soak_siw",
-	.init = stress_siw_init,
+	.init = mrcore_e2e_siw_suite_init,
 	.test_cases = soak_cases,
 };
 
 static struct kunit_suite soak_rxe_suite = {
 	.name = "mrcore_soak_rxe",
-	.init = stress_rxe_init,
+	.init = mrcore_e2e_rxe_suite_init,
 	.test_cases = soak_cases,
 };
 

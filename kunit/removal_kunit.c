@@ -25,6 +25,7 @@
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
+#include "e2e_suite.h"
 #include "mrcore_harness.h"
 
 #define REMOVAL_IOS		8
@@ -251,35 +252,15 @@ static struct kunit_case removal_cases[] = {
 	{}
 };
 
-static int removal_init(struct kunit *test, const struct mrcore_e2e_target *t)
-{
-	if (!mrcore_e2e_device_present(t, NULL, 0)) {
-		kunit_err(test, "no %s device registered\n", t->name);
-		return -ENODEV;
-	}
-	test->priv = (void *)t;
-	return 0;
-}
-
-static int removal_siw_init(struct kunit *test)
-{
-	return removal_init(test, &mrcore_e2e_siw);
-}
-
-static int removal_rxe_init(struct kunit *test)
-{
-	return removal_init(test, &mrcore_e2e_rxe);
-}
-
 static struct kunit_suite removal_siw_suite = {
 	.name = "mrcore_removal_siw",
-	.init = removal_siw_init,
+	.init = mrcore_e2e_siw_suite_init,
 	.test_cases = removal_cases,
 };
 
 static struct kunit_suite removal_rxe_suite = {
 	.name = "mrcore_removal_rxe",
-	.init = removal_rxe_init,
+	.init = mrcore_e2e_rxe_suite_init,
 	.test_cases = removal_cases,
 };
 

@@ -25,6 +25,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "e2e_suite.h"
 #include "ulp_xchg.h"
 
 #define ULP_QP_ERR_TIMEOUT_MS	5000
@@ -462,47 +463,27 @@ static struct kunit_case iser_rxe_cases[] = {
 	{}
 };
 
-static int ulp_init(struct kunit *test, const struct mrcore_e2e_target *t)
-{
-	if (!mrcore_e2e_device_present(t, NULL, 0)) {
-		kunit_err(test, "no %s device registered\n", t->name);
-		return -ENODEV;
-	}
-	test->priv = (void *)t;
-	return 0;
-}
-
-static int ulp_siw_init(struct kunit *test)
-{
-	return ulp_init(test, &mrcore_e2e_siw);
-}
-
-static int ulp_rxe_init(struct kunit *test)
-{
-	return ulp_init(test, &mrcore_e2e_rxe);
-}
-
 static struct kunit_suite nfs_siw_suite = {
 	.name = "mrcore_nfs_siw",
-	.init = ulp_siw_init,
+	.init = mrcore_e2e_siw_suite_init,
 	.test_cases = nfs_siw_cases,
 };
 
 static struct kunit_suite nfs_rxe_suite = {
 	.name = "mrcore_nfs_rxe",
-	.init = ulp_rxe_init,
+	.init = mrcore_e2e_rxe_suite_init,
 	.test_cases = nfs_rxe_cases,
 };
 
 static struct kunit_suite iser_siw_suite = {
 	.name = "mrcore_iser_siw",
-	.init = ulp_siw_init,
+	.init = mrcore_e2e_siw_suite_init,
 	.test_cases = iser_siw_cases,
 };
 
 static struct kunit_suite iser_rxe_suite = {
 	.name = "mrcore_iser_rxe",
-	.init = ulp_rxe_init,
+	.init = mrcore_e2e_rxe_suite_init,
 	.test_cases = iser_rxe_cases,
 };
 
