@@ -54,6 +54,20 @@ static const char *const mrcore_why_names[MRCORE_WHY_NR] = {
 	[MRCORE_WHY_POOL_DRY] = "pool dry",
 };
 
+/**
+ * mrcore_why_name() - why a backend was chosen, in words
+ * @why: the reason.
+ *
+ * The words of the debugfs file ``backends`` and of the io_init tracepoint.
+ *
+ * Context: Any context.
+ * Return: a static string.
+ */
+const char *mrcore_why_name(enum mrcore_why why)
+{
+	return mrcore_why_names[why];
+}
+
 /* Protects the client data against a lookup racing with remove(). */
 static DEFINE_SPINLOCK(mrcore_devices_lock);
 static struct dentry *mrcore_devices_dir;
@@ -248,7 +262,7 @@ static ssize_t mrcore_device_read(struct file *file, char __user *ubuf,
 			len += scnprintf(buf + len, MRCORE_DEVICE_TEXT - len,
 					 "%s %s %s\n", mrcore_class_names[c],
 					 slot ? mdev->slot_name[slot - 1] : "-",
-					 mrcore_why_names[READ_ONCE(mdev->last_why[c])]);
+					 mrcore_why_name(READ_ONCE(mdev->last_why[c])));
 		}
 	}
 	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);

@@ -333,9 +333,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	mrcore_device_chose(pool->mdev, dir == DMA_FROM_DEVICE ?
 			    MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
 			    ctx->backend, why);
-	trace_mrcore_io_init(ctx, why == MRCORE_WHY_FORCED ? "forced" :
-			     why == MRCORE_WHY_CHEAPEST ? "cheapest" :
-			     "pool dry", &plan);
+	trace_mrcore_io_init(ctx, mrcore_why_name(why), &plan);
 	return ctx->nr_wrs;
 
 put_backend:

@@ -201,6 +201,7 @@ void mrcore_device_chose(struct mrcore_device *mdev, enum mrcore_class op_class,
 			 const struct rdma_mr_backend_ops *ops,
 			 enum mrcore_why why);
 u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat);
+const char *mrcore_why_name(enum mrcore_why why);
 int mrcore_devices_init(struct dentry *root);
 void mrcore_devices_exit(void);
 
