@@ -134,6 +134,10 @@ void set_qp_error(ib_qp *qp);
 // Post a chain and return what ib_post_send returned.
 int post(ib_qp *qp, ib_send_wr *wr);
 
+// Let the devices run until every send queue is empty: queued WRs execute
+// in order and their completions arrive.  Returns the WRs executed.
+size_t drain();
+
 } // namespace sim
 
 #endif // MRCORE_MIRROR_SIM_HCA_H
