@@ -347,6 +347,9 @@ struct ib_device_attr {
 	int max_recv_sge;
 	int max_sge_rd;
 	u32 max_fast_reg_page_list_len;
+	/* ib_core's rw.c (mirror/bench/vs-rw): 0, as on rxe and siw */
+	u32 max_sgl_rd;
+	u32 max_pi_fast_reg_page_list_len;
 };
 
 struct ib_device {
@@ -385,6 +388,10 @@ struct ib_mr {
 	u64 length;
 	unsigned int page_size;
 	enum ib_mr_type type;
+	/* ib_core's rw.c and mr_pool.c (mirror/bench/vs-rw) */
+	bool need_inval;
+	struct list_head qp_entry;
+	struct ib_sig_attrs *sig_attrs;
 };
 
 struct ib_cq;
@@ -471,6 +478,12 @@ struct ib_qp {
 	u32 max_write_sge;
 	u32 max_read_sge;
 	void *sim;
+	/* ib_core's rw.c and mr_pool.c (mirror/bench/vs-rw) */
+	spinlock_t mr_lock;
+	int mrs_used;
+	struct list_head rdma_mrs;
+	struct list_head sig_mrs;
+	u8 integrity_en;
 };
 
 static inline u32 rdma_start_port(const struct ib_device *dev)
