@@ -21,10 +21,10 @@ static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 		[MRCORE_PROFILE_FMR] = "fmr",
 	};
 
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s",
 		 names[row->profile], row->read ? "read" : "write",
 		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
-		 row->force ? row->force : "");
+		 row->force ? row->force : "", row->backend ? "" : "_refused");
 }
 
 KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
@@ -123,6 +123,16 @@ static void scenario_test(struct kunit *test)
 	for (i = 0; i < d->nents; i++)
 		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
 			   (i ? 0 : d->offset), d->length);
+
+	if (!row->backend) {
+		wrs = rdma_io_ctx_init(&ctx, pool, sgl, d->nents, 0, 0x10000,
+				       0x1234, row->read ? DMA_FROM_DEVICE :
+							   DMA_TO_DEVICE);
+		KUNIT_EXPECT_EQ(test, wrs, -EOPNOTSUPP);
+		kunit_release_action(test, pool_destroy_action, pool);
+		KUNIT_EXPECT_EQ(test, fd->frees, fd->allocs);
+		return;
+	}
 
 	for (round = 0; round < 2; round++) {
 		bool lazy = round && !strcmp(row->backend, "frwr");

@@ -17,7 +17,7 @@
 namespace sim {
 
 const Profile kRoce = {"roce", false, 32, 32, 512, true, false};
-const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, true, 0, true};
+const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, false};
 const Profile kSiw = {"siw",	true, 6, 1, 256, true, true, 0, true, false,
 		      RDMA_DRIVER_SIW};
 const Profile kNoFastReg = {"nofastreg", false, 16, 16, 0, false, false};
