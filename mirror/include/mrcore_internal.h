@@ -419,6 +419,7 @@ enum ib_wc_status {
 	IB_WC_REM_INV_REQ_ERR,
 	IB_WC_REM_ACCESS_ERR,
 	IB_WC_REM_OP_ERR,
+	IB_WC_RETRY_EXC_ERR,
 };
 
 enum ib_wr_opcode {

@@ -503,6 +503,9 @@ ib_wc_status execute(Qp &qp, const SendWqe &w)
 	case IB_WR_RDMA_WRITE:
 		if (!qp.peer)
 			return IB_WC_REM_OP_ERR;
+		// A responder in error answers nothing: the requester gives up.
+		if (qp.peer->error)
+			return IB_WC_RETRY_EXC_ERR;
 		st = exec_rdma(qp, w);
 		// RC: the responder that refused the access breaks the
 		// connection too; what it has queued is flushed.
