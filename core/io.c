@@ -131,7 +131,8 @@ static u32 mrcore_io_count_wrs(const struct rdma_io_ctx *ctx)
  * WR.  The MRs get the access flags of a local READ sink or WRITE source on
  * the device (core/access.c).  A READ into a remotely accessible sink that
  * cannot invalidate the sink itself is followed by a LOCAL_INV of the sink,
- * so that its key never outlives the I/O.
+ * so that its key never outlives the I/O; so is every RDMA WR on a device
+ * where the peer can READ through any live key (siw, core/quirks.c).
  *
  * Context: Process context; may sleep.
  * Return: 0; -EAGAIN if the pool has too few free MRs; -ENOMEM; or the MR
@@ -157,8 +158,15 @@ int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
 				  RDMA_MR_LOCAL_WRITE_SRC, &access);
 	if (ret)
 		return ret;
-	inv_after = read && !read_with_inv &&
-		    mrcore_access_is_remote(access.ib_access);
+	/*
+	 * A key the peer could use dies in the I/O's own chain: an iWARP
+	 * READ sink that no READ_WITH_INV kills, and, where the peer can
+	 * READ through any live key (siw), every MR's key, WRITE sources
+	 * included, instead of lazily at the MR's next registration.
+	 */
+	inv_after = !read_with_inv &&
+		    (mrcore_access_is_remote(access.ib_access) ||
+		     mrcore_dev_unchecked_remote_read(ctx->pool->dev));
 	n = rdma_io_count_mrs(ctx, pages);
 	ret = mrcore_io_alloc(ctx, n, n, n);
 	if (ret)
@@ -203,6 +211,9 @@ int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
 			struct ib_send_wr *inv = NULL;
 
 			ret = rdma_invalidate_mr(mr, &inv);
+			/* A synchronous kill would beat the RDMA WR to it. */
+			if (!ret && !inv)
+				ret = -EOPNOTSUPP;
 			if (ret) {
 				i++;
 				goto return_mrs;
@@ -404,7 +415,8 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
  *
  * After a successful completion every MR goes back to the pool at once: its
  * key is dead (READ_WITH_INV, LOCAL_INV) or local-only and killed by its
- * next registration.  After a failure or a flush (any other status, or no
+ * next registration (never on a device where the peer can READ through any
+ * live key: there the chain killed it).  After a failure or a flush (any other status, or no
  * @wc) the state of the keys is unknown: the MRs are quarantined until the
  * pool's work has replaced their device MRs, which kills the keys, so no MR
  * is reused before it is invalidated.

@@ -14,7 +14,11 @@
  * (the iwarp backend), however short the READ: the PD's DMA lkey never
  * sinks an iWARP READ.  On a fresh pool an FRWR MR needs no LOCAL_INV, so an
  * MR-based I/O posts REG_MR + RDMA WR per MR (iwarp: REG_MR + READ_WITH_INV;
- * fmr: the RDMA WR alone, registration being synchronous).  A row whose
+ * fmr: the RDMA WR alone, registration being synchronous).  siw plans as
+ * iwarp, but the peer there can READ through any live key, so the core kills
+ * every key in its I/O's own chain (core/quirks.c): an FRWR WRITE source
+ * posts REG_MR + WRITE + LOCAL_INV, on a fresh pool and in the steady state
+ * alike.  A row whose
  * @backend is NULL is an I/O the helper must refuse with -EOPNOTSUPP,
  * holding nothing.
  */
@@ -48,6 +52,7 @@ struct mrcore_scenario {
 #define RO MRCORE_PROFILE_ROCE
 #define IW MRCORE_PROFILE_IWARP
 #define FM MRCORE_PROFILE_FMR
+#define SI MRCORE_PROFILE_SIW
 #define RD true
 #define WR false
 
@@ -103,6 +108,29 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ IW, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
 	{ IW, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
 
+	/* siw READ: as iwarp */
+	{ SI, SHAPE_1_BYTE, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_1_PAGE, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_UNALIGNED, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_8_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_32_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_33_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_256_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_257_PAGES, RD, NULL, "iwarp", 4, 2 },
+	{ SI, SHAPE_1M_CONTIG, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_4M_CONTIG, RD, NULL, "iwarp", 8, 4 },
+	/* siw WRITE: as iwarp, each source MR's key killed in the chain */
+	{ SI, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_8_PAGES, WR, NULL, "multiread", 2, 0 },
+	{ SI, SHAPE_32_PAGES, WR, NULL, "frwr", 3, 1 },
+	{ SI, SHAPE_33_PAGES, WR, NULL, "frwr", 3, 1 },
+	{ SI, SHAPE_256_PAGES, WR, NULL, "frwr", 3, 1 },
+	{ SI, SHAPE_257_PAGES, WR, NULL, "frwr", 6, 2 },
+	{ SI, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
+
 	/* fmr: synchronous registration, one WR per MR */
 	{ FM, SHAPE_1_BYTE, RD, NULL, "multiread", 1, 0 },
 	{ FM, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
@@ -138,8 +166,11 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* 1024 contiguous pages: four MRs of 256 */
 	{ IW, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 8, 4 },
 	{ IW, SHAPE_256_PAGES, WR, "multiread", "multiread", 43, 0 },
+	{ SI, SHAPE_1_PAGE, WR, "frwr", "frwr", 3, 1 },
+	{ SI, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 8, 4 },
 	/* Refused: multiread never sinks an iWARP READ, even of one SGE */
 	{ IW, SHAPE_1_PAGE, RD, "multiread", NULL, 0, 0 },
+	{ SI, SHAPE_1_BYTE, RD, "multiread", NULL, 0, 0 },
 	{ FM, SHAPE_4M_CONTIG, WR, "fmr", "fmr", 4, 4 },
 	{ FM, SHAPE_1_BYTE, RD, "fmr", "fmr", 1, 1 },
 };
@@ -147,6 +178,7 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 #undef RO
 #undef IW
 #undef FM
+#undef SI
 #undef RD
 #undef WR
 

@@ -64,8 +64,10 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		EXPECT_EQ(ctx.nr_mrs, row.mrs);
 		EXPECT_EQ(ctx.length, len);
 		// The second round of an FRWR I/O kills each MR's last key in
-		// the same chain: one LOCAL_INV more per MR.
-		bool lazy = round && std::string(row.backend) == "frwr";
+		// the same chain: one LOCAL_INV more per MR.  Not on siw, where
+		// the first round's chain killed it already.
+		bool lazy = round && std::string(row.backend) == "frwr" &&
+			    row.profile != MRCORE_PROFILE_SIW;
 		EXPECT_EQ(u32(wrs), row.wrs + (lazy ? row.mrs : 0)) << "round " << round;
 
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
