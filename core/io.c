@@ -388,18 +388,30 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_wrs);
  * @cqe: as for rdma_io_ctx_wrs().
  * @chain_wr: as for rdma_io_ctx_wrs().
  *
+ * A driver posts a chain WR by WR: when it refuses one (a full send queue:
+ * size it with rdma_io_send_wrs_per_ctx()), the WRs before it stay posted.
+ * Those run or are flushed whatever the caller does next, and being
+ * unsignaled they tell nobody when: the I/O's memory and MRs are in use
+ * until the send queue has drained.
+ *
  * Context: Any context.
- * Return: 0, or the driver's error from ib_post_send().  After an error the
- * I/O is still destroyed with rdma_io_ctx_destroy() (without a completion).
+ * Return: 0; the driver's error from ib_post_send() if it took none of the
+ * chain: destroy the I/O with rdma_io_ctx_destroy() without a completion;
+ * or -EINPROGRESS if it took only part of it: drain the QP's send queue
+ * first (ib_drain_sq(), which moves the QP to the error state), then
+ * destroy the I/O without a completion.
  */
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
+	const struct ib_send_wr *bad = first;
 	int ret;
 
 	ret = mrcore_should_fail(MRCORE_FAULT_POST_SEND) ? -ENOMEM :
-	      ib_post_send(ctx->pool->qp, first, NULL);
+	      ib_post_send(ctx->pool->qp, first, &bad);
+	if (ret && bad != first)
+		ret = -EINPROGRESS;
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
 			MRCORE_STAT_POSTS);
 	trace_mrcore_io_post(ctx, ret);
