@@ -95,6 +95,8 @@ protected:
 
 	void TearDown() override
 	{
+		// A test that posts lets the devices run what it posted.
+		EXPECT_EQ(sim::drain(), 0u) << "WRs left queued at teardown";
 		if (module_loaded_)
 			mirror_module_exit();
 		const sim::Counters &c = sim::counters();
