@@ -131,7 +131,8 @@ static u32 mrcore_io_count_wrs(const struct rdma_io_ctx *ctx)
  * WR.  The MRs get the access flags of a local READ sink or WRITE source on
  * the device (core/access.c).  A READ into a remotely accessible sink that
  * cannot invalidate the sink itself is followed by a LOCAL_INV of the sink,
- * so that its key never outlives the I/O.
+ * so that its key never outlives the I/O; so is every RDMA WR on a device
+ * where the peer can READ through any live key (siw, core/quirks.c).
  *
  * Context: Process context; may sleep.
  * Return: 0; -EAGAIN if the pool has too few free MRs; -ENOMEM; or the MR
@@ -157,8 +158,15 @@ int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
 				  RDMA_MR_LOCAL_WRITE_SRC, &access);
 	if (ret)
 		return ret;
-	inv_after = read && !read_with_inv &&
-		    mrcore_access_is_remote(access.ib_access);
+	/*
+	 * A key the peer could use dies in the I/O's own chain: an iWARP
+	 * READ sink that no READ_WITH_INV kills, and, where the peer can
+	 * READ through any live key (siw), every MR's key, WRITE sources
+	 * included, instead of lazily at the MR's next registration.
+	 */
+	inv_after = !read_with_inv &&
+		    (mrcore_access_is_remote(access.ib_access) ||
+		     mrcore_dev_unchecked_remote_read(ctx->pool->dev));
 	n = rdma_io_count_mrs(ctx, pages);
 	ret = mrcore_io_alloc(ctx, n, n, n);
 	if (ret)
@@ -203,6 +211,9 @@ int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
 			struct ib_send_wr *inv = NULL;
 
 			ret = rdma_invalidate_mr(mr, &inv);
+			/* A synchronous kill would beat the RDMA WR to it. */
+			if (!ret && !inv)
+				ret = -EOPNOTSUPP;
 			if (ret) {
 				i++;
 				goto return_mrs;
@@ -377,18 +388,30 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_wrs);
  * @cqe: as for rdma_io_ctx_wrs().
  * @chain_wr: as for rdma_io_ctx_wrs().
  *
+ * A driver posts a chain WR by WR: when it refuses one (a full send queue:
+ * size it with rdma_io_send_wrs_per_ctx()), the WRs before it stay posted.
+ * Those run or are flushed whatever the caller does next, and being
+ * unsignaled they tell nobody when: the I/O's memory and MRs are in use
+ * until the send queue has drained.
+ *
  * Context: Any context.
- * Return: 0, or the driver's error from ib_post_send().  After an error the
- * I/O is still destroyed with rdma_io_ctx_destroy() (without a completion).
+ * Return: 0; the driver's error from ib_post_send() if it took none of the
+ * chain: destroy the I/O with rdma_io_ctx_destroy() without a completion;
+ * or -EINPROGRESS if it took only part of it: drain the QP's send queue
+ * first (ib_drain_sq(), which moves the QP to the error state), then
+ * destroy the I/O without a completion.
  */
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
+	const struct ib_send_wr *bad = first;
 	int ret;
 
 	ret = mrcore_should_fail(MRCORE_FAULT_POST_SEND) ? -ENOMEM :
-	      ib_post_send(ctx->pool->qp, first, NULL);
+	      ib_post_send(ctx->pool->qp, first, &bad);
+	if (ret && bad != first)
+		ret = -EINPROGRESS;
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
 			MRCORE_STAT_POSTS);
 	trace_mrcore_io_post(ctx, ret);
@@ -404,7 +427,8 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
  *
  * After a successful completion every MR goes back to the pool at once: its
  * key is dead (READ_WITH_INV, LOCAL_INV) or local-only and killed by its
- * next registration.  After a failure or a flush (any other status, or no
+ * next registration (never on a device where the peer can READ through any
+ * live key: there the chain killed it).  After a failure or a flush (any other status, or no
  * @wc) the state of the keys is unknown: the MRs are quarantined until the
  * pool's work has replaced their device MRs, which kills the keys, so no MR
  * is reused before it is invalidated.

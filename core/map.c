@@ -367,6 +367,37 @@ int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
 }
 EXPORT_SYMBOL_GPL(rdma_mr_remote_invalidated);
 
+/*
+ * Kill @mr's key by giving it a fresh device MR: the old one is released
+ * (deregistration kills any key it had) only once the new one exists, so
+ * on error nothing has changed.  The new one is made on a blank MR of the
+ * same kind; backends keep what mr_init allocates in @ibmr and
+ * @backend_priv (struct rdma_mr_backend_ops), which move over.
+ */
+static int mrcore_mr_replace(struct rdma_mr *mr)
+{
+	struct rdma_mr fresh = {
+		.pd = mr->pd,
+		.ops = mr->ops,
+		.role = mr->role,
+		.state = RDMA_MR_FREE,
+		.max_pages = mr->max_pages,
+		.mdev = mr->mdev,
+	};
+	int ret;
+
+	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
+	      mr->ops->mr_init(&fresh);
+	if (ret) {
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
+		return ret;
+	}
+	mr->ops->mr_release(mr);
+	mr->ibmr = fresh.ibmr;
+	mr->backend_priv = fresh.backend_priv;
+	return 0;
+}
+
 /**
  * rdma_unmap_mr() - release the memory of an MR's mapping
  * @mr: a mapped MR.
@@ -375,13 +406,22 @@ EXPORT_SYMBOL_GPL(rdma_mr_remote_invalidated);
  * could use must have been invalidated first.  A local-only key is left for
  * the next map to kill before it registers a new one (lazy invalidation):
  * nobody but this host can use it, and the core never hands it out again.
+ * Except on a device where the peer can READ through any live key (siw, see
+ * core/quirks.c): there the key dies before the memory is released, with
+ * the device MR, which a fresh one replaces.
  *
- * Context: Any context; the caller serializes calls on one MR.
+ * Context: Any context; the caller serializes calls on one MR.  On a device
+ * where the peer can READ through any live key, unmapping a local-only
+ * mapping allocates a device MR: process context, may sleep.
  * Return: 0; -EINVAL for a NULL or unmapped MR; -EBUSY if the key still
- * grants remote access (the mapping is left in place).
+ * grants remote access (the mapping is left in place); on a device where
+ * the peer can READ through any live key, -ENOMEM or the driver's error
+ * from allocating the new device MR (the mapping is left in place).
  */
 int rdma_unmap_mr(struct rdma_mr *mr)
 {
+	int ret;
+
 	if (!mr)
 		return -EINVAL;
 
@@ -390,6 +430,24 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 	case RDMA_MR_MAPPED:
 		if (mrcore_access_is_remote(mr->access))
 			return -EBUSY;
+		/*
+		 * Where the peer can READ through any live key (siw), lazy
+		 * invalidation would leave the memory readable after it went
+		 * back to its owner.  The map API holds no QP to post a
+		 * LOCAL_INV on and cannot wait for one, and refusing (-EBUSY,
+		 * as for keys that grant remote access) would fail on siw a
+		 * ULP that works on every other device: so the key dies with
+		 * the device MR, as in rdma_mr_reset(), before the memory is
+		 * released.  Elsewhere the key is left for the next map.
+		 */
+		if (mrcore_dev_unchecked_remote_read(mr->pd->device)) {
+			ret = mrcore_mr_replace(mr);
+			if (ret)
+				return ret;
+			mrcore_dma_unmap(mr);
+			mr->state = RDMA_MR_FREE;
+			return 0;
+		}
 		mrcore_dma_unmap(mr);
 		mr->state = RDMA_MR_STALE;
 		if (mr->ops->recycle)

@@ -19,6 +19,7 @@ struct mrcore_access {
 
 int mrcore_local_access(struct ib_device *dev, unsigned int local_ops,
 			struct mrcore_access *out);
+bool mrcore_dev_unchecked_remote_read(const struct ib_device *dev);
 int mrcore_remote_access(unsigned int remote_ops, struct mrcore_access *out);
 bool mrcore_access_is_remote(int ib_access);
 

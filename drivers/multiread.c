@@ -4,7 +4,9 @@
  * local DMA lkey, each with at most as many SGEs as the QP takes in one
  * READ (max_read_sge) or WRITE (max_write_sge).  No MR, no registration WR, no
  * invalidation: the cheapest way whenever the SG list is short.  The local
- * DMA lkey never leaves the core and grants no remote access.
+ * DMA lkey never leaves the core and grants no remote access.  It never
+ * sinks an iWARP READ: there the READ response names the sink's STag on the
+ * wire, and that of the PD's DMA MR would name all memory.
  */
 #include "mrcore_internal.h"
 
@@ -33,14 +35,15 @@ static int multiread_plan(const struct rdma_io_ctx *ctx,
 	u32 sges = ctx->dma_nents;
 
 	/*
-	 * iWARP places a READ response through the sink's STag, which is why
-	 * READ sinks there are normally temporary MRs with REMOTE_WRITE (the
-	 * iwarp backend).  Whether a device also takes the local DMA lkey as
-	 * a sink is its own business (siw does); it is relied on only for a
-	 * READ of one SGE, where the MR would cost two WRs more.
+	 * iWARP places a READ response through the sink's STag, as a remote
+	 * write (RFC 5040): the sink must be an MR with REMOTE_WRITE, and its
+	 * STag travels in the READ request.  The PD's local DMA lkey is no
+	 * such MR -- a device that follows the rule refuses it, and one that
+	 * takes it (siw) puts the STag of an MR over all memory on the wire.
+	 * So no iWARP READ here, however short: the iwarp backend's
+	 * temporary sink MR, which dies with the READ, serves them all.
 	 */
-	if (ctx->dir == DMA_FROM_DEVICE &&
-	    rdma_io_pool_iwarp(ctx->pool) && sges > 1)
+	if (ctx->dir == DMA_FROM_DEVICE && rdma_io_pool_iwarp(ctx->pool))
 		return -EOPNOTSUPP;
 
 	plan->wrs = DIV_ROUND_UP(sges, multiread_sges_per_wr(ctx));

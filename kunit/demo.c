@@ -352,7 +352,7 @@ struct demo_helper_row {
 };
 
 static const struct demo_helper_row demo_helper_rows[] = {
-	/* siw: one SGE on the DMA lkey; temporary sink MRs; WRITE sources */
+	/* siw: temporary sink MRs, short READs too; WRITE sources */
 	{ true, IB_WR_RDMA_READ, 4096, NULL },
 	{ true, IB_WR_RDMA_READ, 256 * 1024, NULL },
 	{ true, IB_WR_RDMA_WRITE, 256 * 1024, NULL },

@@ -143,7 +143,8 @@ static void fake_dev_free(void *data)
 /**
  * fake_dev_create() - a fake device of a profile, freed with the test
  * @test: the test.
- * @profile: roce, iwarp or fmr limits and transport.
+ * @profile: roce, iwarp, siw or fmr limits and transport; siw is iwarp
+ *	with siw's driver id, which the core's quirk table knows.
  *
  * Context: Process context (a KUnit test).
  * Return: the device; the test fails if it cannot be made.
@@ -151,7 +152,8 @@ static void fake_dev_free(void *data)
 struct fake_dev *fake_dev_create(struct kunit *test,
 				 enum mrcore_profile profile)
 {
-	bool iwarp = profile == MRCORE_PROFILE_IWARP;
+	bool iwarp = profile == MRCORE_PROFILE_IWARP ||
+		     profile == MRCORE_PROFILE_SIW;
 	struct ib_device_attr *attrs;
 	struct fake_dev *fd;
 
@@ -179,6 +181,9 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 		fd->qp.max_write_sge = 32;
 		fd->qp.max_read_sge = 32;
 		break;
+	case MRCORE_PROFILE_SIW:
+		fd->ibdev.ops.driver_id = RDMA_DRIVER_SIW;
+		fallthrough;
 	case MRCORE_PROFILE_IWARP:
 		attrs->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attrs->max_send_sge = 6;

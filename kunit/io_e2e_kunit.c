@@ -59,10 +59,10 @@ static const struct io_param io_params_rxe[] = {
 };
 
 /*
- * siw: every shape as picked; temporary sink MRs forced on READs the cost
- * model sends through the DMA lkey; frwr and multiread WRITEs forced (33
- * pages: 9 WRs of the harness QP's 4 SGEs fit its send queue; 257 pages
- * would not, 65 WRs).
+ * siw: every shape as picked (every READ through a temporary sink MR);
+ * the iwarp backend forced on short READs too; frwr and multiread WRITEs
+ * forced (33 pages: 9 WRs of the harness QP's 4 SGEs fit its send queue;
+ * 257 pages would not, 65 WRs).
  */
 static const struct io_param io_params_siw[] = {
 	{ SHAPE_1_BYTE, true, NULL }, { SHAPE_1_BYTE, false, NULL },

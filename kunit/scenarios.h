@@ -10,10 +10,17 @@
  *
  * Why each row expects what it does follows from rdma_io_cost() (16 per WR,
  * 16 per MR, 1 per page registered, 1 per SGE) and the profiles' limits
- * (profiles.h); on iwarp, READ sinks of more than one SGE need a temporary
- * MR.  On a fresh pool an FRWR MR needs no LOCAL_INV, so an MR-based I/O posts
- * REG_MR + RDMA WR per MR (iwarp: REG_MR + READ_WITH_INV; fmr: the RDMA WR
- * alone, registration being synchronous).
+ * (profiles.h); on iwarp every READ sink is a temporary MR with REMOTE_WRITE
+ * (the iwarp backend), however short the READ: the PD's DMA lkey never
+ * sinks an iWARP READ.  On a fresh pool an FRWR MR needs no LOCAL_INV, so an
+ * MR-based I/O posts REG_MR + RDMA WR per MR (iwarp: REG_MR + READ_WITH_INV;
+ * fmr: the RDMA WR alone, registration being synchronous).  siw plans as
+ * iwarp, but the peer there can READ through any live key, so the core kills
+ * every key in its I/O's own chain (core/quirks.c): an FRWR WRITE source
+ * posts REG_MR + WRITE + LOCAL_INV, on a fresh pool and in the steady state
+ * alike.  A row whose
+ * @backend is NULL is an I/O the helper must refuse with -EOPNOTSUPP,
+ * holding nothing.
  */
 #ifndef _MRCORE_SCENARIOS_H
 #define _MRCORE_SCENARIOS_H
@@ -27,7 +34,8 @@
  * @shape: the local SG list.
  * @read: RDMA READ into it, else RDMA WRITE from it.
  * @force: backend forced on the pool, or NULL for the cost model.
- * @backend: the backend that must move the I/O.
+ * @backend: the backend that must move the I/O, or NULL if
+ *	rdma_io_ctx_init() must refuse it (-EOPNOTSUPP).
  * @wrs: WRs on a fresh pool.
  * @mrs: MRs taken from the pool.
  */
@@ -44,6 +52,7 @@ struct mrcore_scenario {
 #define RO MRCORE_PROFILE_ROCE
 #define IW MRCORE_PROFILE_IWARP
 #define FM MRCORE_PROFILE_FMR
+#define SI MRCORE_PROFILE_SIW
 #define RD true
 #define WR false
 
@@ -72,18 +81,19 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ RO, SHAPE_4M_CONTIG, RD, NULL, "multiread", 1, 0 },
 	{ RO, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
 
-	/* iwarp READ: one SGE on the DMA lkey, else a temporary sink MR */
-	{ IW, SHAPE_1_BYTE, RD, NULL, "multiread", 1, 0 },
-	{ IW, SHAPE_1_PAGE, RD, NULL, "multiread", 1, 0 },
-	{ IW, SHAPE_UNALIGNED, RD, NULL, "multiread", 1, 0 },
+	/* iwarp READ: always a temporary sink MR, never the DMA lkey */
+	{ IW, SHAPE_1_BYTE, RD, NULL, "iwarp", 2, 1 },
+	{ IW, SHAPE_1_PAGE, RD, NULL, "iwarp", 2, 1 },
+	{ IW, SHAPE_UNALIGNED, RD, NULL, "iwarp", 2, 1 },
 	{ IW, SHAPE_8_PAGES, RD, NULL, "iwarp", 2, 1 },
 	{ IW, SHAPE_32_PAGES, RD, NULL, "iwarp", 2, 1 },
 	{ IW, SHAPE_33_PAGES, RD, NULL, "iwarp", 2, 1 },
 	{ IW, SHAPE_256_PAGES, RD, NULL, "iwarp", 2, 1 },
 	/* 257 pages: two MRs of 256 */
 	{ IW, SHAPE_257_PAGES, RD, NULL, "iwarp", 4, 2 },
-	{ IW, SHAPE_1M_CONTIG, RD, NULL, "multiread", 1, 0 },
-	{ IW, SHAPE_4M_CONTIG, RD, NULL, "multiread", 1, 0 },
+	{ IW, SHAPE_1M_CONTIG, RD, NULL, "iwarp", 2, 1 },
+	/* 1024 contiguous pages: four MRs of 256 */
+	{ IW, SHAPE_4M_CONTIG, RD, NULL, "iwarp", 8, 4 },
 	/* iwarp WRITE: 6 SGEs per WR; a local source MR from 32 pages on */
 	{ IW, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
 	{ IW, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
@@ -97,6 +107,29 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ IW, SHAPE_257_PAGES, WR, NULL, "frwr", 4, 2 },
 	{ IW, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
 	{ IW, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
+
+	/* siw READ: as iwarp */
+	{ SI, SHAPE_1_BYTE, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_1_PAGE, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_UNALIGNED, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_8_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_32_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_33_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_256_PAGES, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_257_PAGES, RD, NULL, "iwarp", 4, 2 },
+	{ SI, SHAPE_1M_CONTIG, RD, NULL, "iwarp", 2, 1 },
+	{ SI, SHAPE_4M_CONTIG, RD, NULL, "iwarp", 8, 4 },
+	/* siw WRITE: as iwarp, each source MR's key killed in the chain */
+	{ SI, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_8_PAGES, WR, NULL, "multiread", 2, 0 },
+	{ SI, SHAPE_32_PAGES, WR, NULL, "frwr", 3, 1 },
+	{ SI, SHAPE_33_PAGES, WR, NULL, "frwr", 3, 1 },
+	{ SI, SHAPE_256_PAGES, WR, NULL, "frwr", 3, 1 },
+	{ SI, SHAPE_257_PAGES, WR, NULL, "frwr", 6, 2 },
+	{ SI, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
+	{ SI, SHAPE_4M_CONTIG, WR, NULL, "multiread", 1, 0 },
 
 	/* fmr: synchronous registration, one WR per MR */
 	{ FM, SHAPE_1_BYTE, RD, NULL, "multiread", 1, 0 },
@@ -133,6 +166,11 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* 1024 contiguous pages: four MRs of 256 */
 	{ IW, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 8, 4 },
 	{ IW, SHAPE_256_PAGES, WR, "multiread", "multiread", 43, 0 },
+	{ SI, SHAPE_1_PAGE, WR, "frwr", "frwr", 3, 1 },
+	{ SI, SHAPE_4M_CONTIG, RD, "iwarp", "iwarp", 8, 4 },
+	/* Refused: multiread never sinks an iWARP READ, even of one SGE */
+	{ IW, SHAPE_1_PAGE, RD, "multiread", NULL, 0, 0 },
+	{ SI, SHAPE_1_BYTE, RD, "multiread", NULL, 0, 0 },
 	{ FM, SHAPE_4M_CONTIG, WR, "fmr", "fmr", 4, 4 },
 	{ FM, SHAPE_1_BYTE, RD, "fmr", "fmr", 1, 1 },
 };
@@ -140,6 +178,7 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 #undef RO
 #undef IW
 #undef FM
+#undef SI
 #undef RD
 #undef WR
 

@@ -19,12 +19,13 @@ static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 		[MRCORE_PROFILE_ROCE] = "roce",
 		[MRCORE_PROFILE_IWARP] = "iwarp",
 		[MRCORE_PROFILE_FMR] = "fmr",
+		[MRCORE_PROFILE_SIW] = "siw",
 	};
 
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s",
 		 names[row->profile], row->read ? "read" : "write",
 		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
-		 row->force ? row->force : "");
+		 row->force ? row->force : "", row->backend ? "" : "_refused");
 }
 
 KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
@@ -124,8 +125,20 @@ static void scenario_test(struct kunit *test)
 		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
 			   (i ? 0 : d->offset), d->length);
 
+	if (!row->backend) {
+		wrs = rdma_io_ctx_init(&ctx, pool, sgl, d->nents, 0, 0x10000,
+				       0x1234, row->read ? DMA_FROM_DEVICE :
+							   DMA_TO_DEVICE);
+		KUNIT_EXPECT_EQ(test, wrs, -EOPNOTSUPP);
+		kunit_release_action(test, pool_destroy_action, pool);
+		KUNIT_EXPECT_EQ(test, fd->frees, fd->allocs);
+		return;
+	}
+
 	for (round = 0; round < 2; round++) {
-		bool lazy = round && !strcmp(row->backend, "frwr");
+		/* siw: the first round's chain killed the key already. */
+		bool lazy = round && !strcmp(row->backend, "frwr") &&
+			    row->profile != MRCORE_PROFILE_SIW;
 
 		wrs = rdma_io_ctx_init(&ctx, pool, sgl, d->nents, 0, 0x10000,
 				       0x1234, row->read ? DMA_FROM_DEVICE :

@@ -20,7 +20,8 @@
  * @RDMA_MR_STALE: no DMA mapping, but the last key may still be valid in the
  *	HCA.  Only local-only mappings get here (lazy invalidation): nobody but
  *	this host can use such a key, and the next map kills it before it
- *	registers the new one.
+ *	registers the new one.  Never on a device where the peer can READ
+ *	through any live key (siw).
  * @RDMA_MR_MAPPED: DMA-mapped and registered (or registration WR built).
  * @RDMA_MR_INVALID: the key was invalidated, locally (WR built) or by the
  *	peer; the DMA mapping is still held until rdma_unmap_mr().
@@ -116,7 +117,10 @@ struct rdma_io_plan {
  * @serves: whether this backend can register memory on @dev (MR backends)
  *	or move I/O on it (I/O-only backends).
  * @max_pages: the largest page list one MR can map on @dev.
- * @mr_init: allocate the device resources of @mr for @mr->max_pages pages.
+ * @mr_init: allocate the device resources of @mr for @mr->max_pages pages,
+ *	kept in @mr->ibmr and @mr->backend_priv only: the core may call it
+ *	on a blank MR (@pd, @ops, @role, @max_pages set) and move those two
+ *	fields to the MR they replace the resources of.
  *	Return 0 or a negative errno; on error nothing may be left allocated.
  * @mr_release: free what @mr_init allocated.  Any key of @mr dies with it.
  * @map: register @mr->dma_nents DMA entries from @mr->sg, skipping

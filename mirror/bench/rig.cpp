@@ -228,6 +228,7 @@ void Rig::check_one_io()
 	auto &cq = sim::completions(local_.qp);
 	size_t before = cq.size();
 	int ret = rdma_io_ctx_post(&ctx, &cqe_, nullptr);
+	sim::drain();
 	bool ok = !ret && cq.size() == before + 1 && cq.back().cqe == &cqe_ &&
 		  cq.back().status == IB_WC_SUCCESS;
 	ib_wc wc = wc_ok_;

@@ -12,9 +12,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const sim::Profile *profiles[] = {&sim::kRoce, &sim::kIwarp,
-						 &sim::kFmr};
+						 &sim::kFmr, &sim::kSiw};
 	mirror::ByteSource in(data, size);
-	const sim::Profile &p = *profiles[in.u(1) % 3];
+	const sim::Profile &p = *profiles[in.u(1) % 4];
 
 	mirror::Check(mirror_module_init() == 0, "module init");
 	{

@@ -142,6 +142,7 @@ public:
 			rdma_io_ctx_destroy(&ctx, nullptr);
 			return 0;
 		}
+		sim::drain();
 		Check(cq.size() == n0 + 1 && cq.back().status == IB_WC_SUCCESS,
 		      "completion");
 		u64 off = 0;

@@ -352,8 +352,20 @@ struct ib_device_attr {
 	u32 max_pi_fast_reg_page_list_len;
 };
 
+/* The kernel's values (uapi/rdma/ib_user_ioctl_verbs.h), the ones we use. */
+enum rdma_driver_id {
+	RDMA_DRIVER_UNKNOWN = 0,
+	RDMA_DRIVER_RXE = 14,
+	RDMA_DRIVER_SIW = 18,
+};
+
+struct ib_device_ops {
+	enum rdma_driver_id driver_id;
+};
+
 struct ib_device {
 	char name[64];
+	struct ib_device_ops ops;
 	struct ib_device_attr attrs;
 	bool iwarp;
 	bool no_read_inv;	/* mirror only: an iWARP device without it */
@@ -414,6 +426,7 @@ enum ib_wc_status {
 	IB_WC_REM_INV_REQ_ERR,
 	IB_WC_REM_ACCESS_ERR,
 	IB_WC_REM_OP_ERR,
+	IB_WC_RETRY_EXC_ERR,
 };
 
 enum ib_wr_opcode {

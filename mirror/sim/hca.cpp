@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <random>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -16,7 +17,9 @@
 namespace sim {
 
 const Profile kRoce = {"roce", false, 32, 32, 512, true, false};
-const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, true, 0, true};
+const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, false};
+const Profile kSiw = {"siw",	true, 6, 1, 256, true, true, 0, true, false,
+		      RDMA_DRIVER_SIW};
 const Profile kNoFastReg = {"nofastreg", false, 16, 16, 0, false, false};
 const Profile kFmr = {"fmr", false, 30, 30, 0, false, false, 256};
 
@@ -40,11 +43,19 @@ ib_client *&registered_client()
 	static ib_client *c;
 	return c;
 }
+
+// Every QP of every device, oldest first: what drain() lets run.
+std::vector<Qp *> &live_qps()
+{
+	static std::vector<Qp *> v;
+	return v;
+}
 } // namespace
 
 Hca::Hca(const Profile &profile, const char *name) : profile_(profile)
 {
 	std::snprintf(dev_.name, sizeof(dev_.name), "%s", name);
+	dev_.ops.driver_id = profile.driver_id;
 	dev_.iwarp = profile.iwarp;
 	dev_.attrs.max_qp_wr = 4096;
 	dev_.attrs.max_send_sge = profile.max_send_sge;
@@ -67,6 +78,13 @@ Hca::~Hca()
 	devs.erase(std::find(devs.begin(), devs.end(), &dev_));
 	if (registered_client() && dev_.client_data)
 		registered_client()->remove(&dev_, dev_.client_data);
+	for (auto &qp : qps_) {
+		auto &all = live_qps();
+
+		all.erase(std::find(all.begin(), all.end(), qp.get()));
+		if (qp->peer)
+			qp->peer->peer = nullptr;
+	}
 	for (auto &entry : mrs_) {
 		if (!entry.second->dma_mr) {
 			std::fprintf(stderr, "sim: %s: MR %u leaked\n",
@@ -96,9 +114,10 @@ ib_pd *Hca::alloc_pd()
 	return pds_.back().get();
 }
 
-ib_qp *Hca::create_qp(ib_pd *pd)
+ib_qp *Hca::create_qp(ib_pd *pd, u32 max_send_wr)
 {
 	auto qp = std::make_unique<Qp>();
+	qp->max_send_wr = max_send_wr ? max_send_wr : dev_.attrs.max_qp_wr;
 	qp->qp.device = &dev_;
 	qp->qp.pd = pd;
 	// As ib_create_qp() sets them for a QP asking for the device's maximum.
@@ -107,6 +126,7 @@ ib_qp *Hca::create_qp(ib_pd *pd)
 				       profile_.max_sge_rd);
 	qp->qp.sim = qp.get();
 	qp->hca = this;
+	live_qps().push_back(qp.get());
 	qps_.push_back(std::move(qp));
 	return &qps_.back()->qp;
 }
@@ -148,6 +168,7 @@ Mr *Hca::expose(ib_pd *pd, void *buf, u64 len, int access)
 	mr->access = access;
 	mr->key_byte = mr->ibmr.rkey & 0xff;
 	mr->valid = true;
+	mr->exposed = true;
 	return mr;
 }
 
@@ -182,6 +203,16 @@ void set_qp_error(ib_qp *qp)
 	static_cast<Qp *>(qp->sim)->error = true;
 }
 
+void set_max_send_wr(ib_qp *qp, u32 max_send_wr)
+{
+	static_cast<Qp *>(qp->sim)->max_send_wr = max_send_wr;
+}
+
+size_t queued(ib_qp *qp)
+{
+	return static_cast<Qp *>(qp->sim)->sq.size();
+}
+
 int post(ib_qp *qp, ib_send_wr *wr)
 {
 	const ib_send_wr *bad = nullptr;
@@ -189,10 +220,52 @@ int post(ib_qp *qp, ib_send_wr *wr)
 	return ib_post_send(qp, wr, &bad);
 }
 
+namespace {
+void run_one(Qp &qp);
+} // namespace
+
+size_t step(ib_qp *qp, size_t n)
+{
+	Qp &q = *static_cast<Qp *>(qp->sim);
+	size_t done = 0;
+
+	for (; done < n && !q.sq.empty(); done++)
+		run_one(q);
+	return done;
+}
+
 size_t drain()
 {
-	// WRs still execute at post time; nothing is ever queued.
-	return 0;
+	size_t done = 0, before;
+
+	do {
+		before = done;
+		// By index: a WR never creates or destroys a QP, but stay safe.
+		for (size_t i = 0; i < live_qps().size(); i++)
+			if (!live_qps()[i]->sq.empty()) {
+				run_one(*live_qps()[i]);
+				done++;
+			}
+	} while (done != before);
+	return done;
+}
+
+size_t drain_random(uint64_t seed)
+{
+	std::mt19937_64 rng(seed);
+	std::vector<Qp *> busy;
+	size_t done = 0;
+
+	for (;;) {
+		busy.clear();
+		for (Qp *qp : live_qps())
+			if (!qp->sq.empty())
+				busy.push_back(qp);
+		if (busy.empty())
+			return done;
+		run_one(*busy[rng() % busy.size()]);
+		done++;
+	}
 }
 
 // ---- execution -------------------------------------------------------------
@@ -203,6 +276,33 @@ struct Span {
 	u8 *p;
 	u64 len;
 };
+
+// What ib_dma_map_sg() mapped: each list, and how many live mappings hold
+// each page, so that a registered MR reaching memory already unmapped is
+// seen (what an IOMMU would fault on).
+struct DmaMap {
+	int nents;
+	int dir;
+	std::vector<u64> pages;
+};
+
+std::unordered_map<const scatterlist *, DmaMap> &dma_maps()
+{
+	static std::unordered_map<const scatterlist *, DmaMap> m;
+	return m;
+}
+
+std::unordered_map<u64, int> &mapped_pages()
+{
+	static std::unordered_map<u64, int> m;
+	return m;
+}
+
+std::unordered_map<const void *, size_t> &allocations()
+{
+	static std::unordered_map<const void *, size_t> m;
+	return m;
+}
 
 // Where [addr, addr + len) of an MR lives in host memory.
 bool translate(const Mr &mr, u64 addr, u64 len, std::vector<Span> *out)
@@ -228,11 +328,31 @@ bool translate(const Mr &mr, u64 addr, u64 len, std::vector<Span> *out)
 	return true;
 }
 
+// A registered MR's pages came from DMA addresses: the memory must still be
+// mapped when the device reaches it through the MR.
+bool still_mapped(const Mr &mr, const std::vector<Span> &spans, size_t from)
+{
+	if (mr.dma_mr || mr.exposed)
+		return true;
+	for (size_t i = from; i < spans.size(); i++) {
+		u64 page = reinterpret_cast<uintptr_t>(spans[i].p) & PAGE_MASK;
+
+		if (!mapped_pages().count(page)) {
+			std::fprintf(stderr, "sim: DMA-API: key %#x reaches unmapped page %#llx\n",
+				     mr.ibmr.lkey, static_cast<unsigned long long>(page));
+			counters().dma_api_errors++;
+			return false;
+		}
+	}
+	return true;
+}
+
 // The lkey checks of the local side.
 ib_wc_status check_local(Qp &qp, const ib_sge &sge, int need, bool read_sink,
-			 std::vector<Span> *out)
+			 std::vector<Span> *out, bool *mapped)
 {
 	Mr *mr = qp.hca->find_mr(sge.lkey);
+	size_t from = out->size();
 
 	if (!mr || mr->ibmr.pd != qp.qp.pd || !mr->valid)
 		return IB_WC_LOC_PROT_ERR;
@@ -248,23 +368,30 @@ ib_wc_status check_local(Qp &qp, const ib_sge &sge, int need, bool read_sink,
 	}
 	if (!translate(*mr, sge.addr, sge.length, out))
 		return IB_WC_LOC_PROT_ERR;
+	*mapped &= still_mapped(*mr, *out, from);
 	return IB_WC_SUCCESS;
 }
 
-// The rkey checks the responder makes.
+// The rkey checks the responder makes.  A device that does not check the
+// rights of READs (siw) still wants a valid key of the PD over the bytes:
+// the PD's DMA MR (all memory) then passes too.
 ib_wc_status check_remote(Qp &qp, u64 addr, u64 len, u32 rkey, int need,
-			  std::vector<Span> *out)
+			  std::vector<Span> *out, bool *mapped)
 {
 	Qp *peer = qp.peer;
 	Mr *mr = peer ? peer->hca->find_mr(rkey) : nullptr;
+	bool rights = need != IB_ACCESS_REMOTE_READ ||
+		      peer->hca->profile().checks_remote_read_access;
 
-	if (!mr || mr->dma_mr || mr->ibmr.pd != peer->qp.pd || !mr->valid ||
-	    (rkey & 0xff) != mr->key_byte || (mr->access & need) != need ||
+	if (!mr || (mr->dma_mr && rights) || mr->ibmr.pd != peer->qp.pd ||
+	    !mr->valid || (!mr->dma_mr && (rkey & 0xff) != mr->key_byte) ||
+	    (rights && (mr->access & need) != need) ||
 	    !translate(*mr, addr, len, out)) {
 		if (getenv("SIM_DEBUG"))
 			fprintf(stderr, "sim: remote check failed: mr %p rkey %x valid %d keybyte %x access %x need %x addr %llx len %llu iova %llx length %llu\n", (void*)mr, rkey, mr ? mr->valid : -1, mr ? mr->key_byte : 0, mr ? mr->access : 0, need, (unsigned long long)addr, (unsigned long long)len, mr ? (unsigned long long)mr->iova : 0ull, mr ? (unsigned long long)mr->length : 0ull);
 		return IB_WC_REM_ACCESS_ERR;
 	}
+	*mapped &= still_mapped(*mr, *out, 0);
 	return IB_WC_SUCCESS;
 }
 
@@ -290,31 +417,36 @@ void copy_spans(const std::vector<Span> &dst, const std::vector<Span> &src)
 	}
 }
 
-ib_wc_status exec_rdma(Qp &qp, const ib_send_wr &wr)
+ib_wc_status exec_rdma(Qp &qp, const SendWqe &w)
 {
-	const ib_rdma_wr &rdma = *reinterpret_cast<const ib_rdma_wr *>(&wr);
+	const ib_send_wr &wr = w.wr;
 	bool read = wr.opcode == IB_WR_RDMA_READ ||
 		    wr.opcode == IB_WR_RDMA_READ_WITH_INV;
 	std::vector<Span> local, remote;
+	bool mapped = true;
 	u64 total = 0;
 	ib_wc_status st;
 
-	for (int i = 0; i < wr.num_sge; i++) {
-		st = check_local(qp, wr.sg_list[i],
-				 read ? IB_ACCESS_LOCAL_WRITE : 0, read, &local);
+	for (const ib_sge &sge : w.sges) {
+		st = check_local(qp, sge, read ? IB_ACCESS_LOCAL_WRITE : 0, read,
+				 &local, &mapped);
 		if (st != IB_WC_SUCCESS)
 			return st;
-		total += wr.sg_list[i].length;
+		total += sge.length;
 	}
-	st = check_remote(qp, rdma.remote_addr, total, rdma.rkey,
+	st = check_remote(qp, w.remote_addr, total, w.rkey,
 			  read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE,
-			  &remote);
+			  &remote, &mapped);
 	if (st != IB_WC_SUCCESS)
 		return st;
-	if (read)
-		copy_spans(local, remote);
-	else
-		copy_spans(remote, local);
+	// Memory given back while a key still reached it: reported above; the
+	// bytes are not moved, as they may belong to someone else by now.
+	if (mapped) {
+		if (read)
+			copy_spans(local, remote);
+		else
+			copy_spans(remote, local);
+	}
 
 	if (wr.opcode == IB_WR_RDMA_READ_WITH_INV) {
 		Mr *sink = qp.hca->find_mr(wr.ex.invalidate_rkey);
@@ -327,55 +459,84 @@ ib_wc_status exec_rdma(Qp &qp, const ib_send_wr &wr)
 	return IB_WC_SUCCESS;
 }
 
-ib_wc_status exec_reg(Qp &qp, const ib_send_wr &wr)
+ib_wc_status exec_reg(Qp &qp, const SendWqe &w)
 {
-	const ib_reg_wr &reg = *reinterpret_cast<const ib_reg_wr *>(&wr);
-	Mr *mr = reinterpret_cast<Mr *>(reg.mr);
+	// The MR is found by its key: it may have been deregistered since
+	// the WR was posted.
+	Mr *mr = qp.hca->find_mr(w.reg_key);
 
 	// REG_MR on a valid MR fails; so does a key of another MR, a remote
 	// write without local write, and a registration with no page list.
-	if (mr->valid || (reg.key >> 8) != mr->index ||
+	if (!mr || &mr->ibmr != w.reg_mr || mr->dma_mr || mr->valid ||
 	    mr->ibmr.pd != qp.qp.pd || mr->staged.empty())
 		return IB_WC_MW_BIND_ERR;
-	if ((reg.access & IB_ACCESS_REMOTE_WRITE) &&
-	    !(reg.access & IB_ACCESS_LOCAL_WRITE))
+	if ((w.reg_access & IB_ACCESS_REMOTE_WRITE) &&
+	    !(w.reg_access & IB_ACCESS_LOCAL_WRITE))
 		return IB_WC_MW_BIND_ERR;
 	mr->pages = mr->staged;
 	mr->iova = mr->staged_iova;
 	mr->length = mr->staged_length;
-	mr->access = reg.access;
-	mr->key_byte = reg.key & 0xff;
+	mr->access = w.reg_access;
+	mr->key_byte = w.reg_key & 0xff;
 	mr->valid = true;
 	return IB_WC_SUCCESS;
 }
 
-ib_wc_status exec_local_inv(Qp &qp, const ib_send_wr &wr)
+ib_wc_status exec_local_inv(Qp &qp, const SendWqe &w)
 {
-	Mr *mr = qp.hca->find_mr(wr.ex.invalidate_rkey);
+	Mr *mr = qp.hca->find_mr(w.wr.ex.invalidate_rkey);
 
 	if (!mr || mr->dma_mr || !mr->valid || mr->ibmr.pd != qp.qp.pd ||
-	    (wr.ex.invalidate_rkey & 0xff) != mr->key_byte)
+	    (w.wr.ex.invalidate_rkey & 0xff) != mr->key_byte)
 		return IB_WC_LOC_QP_OP_ERR;
 	mr->valid = false;
 	return IB_WC_SUCCESS;
 }
 
-ib_wc_status execute(Qp &qp, const ib_send_wr &wr)
+ib_wc_status execute(Qp &qp, const SendWqe &w)
 {
-	switch (wr.opcode) {
+	ib_wc_status st;
+
+	switch (w.wr.opcode) {
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
 	case IB_WR_RDMA_WRITE:
 		if (!qp.peer)
 			return IB_WC_REM_OP_ERR;
-		return exec_rdma(qp, wr);
+		// A responder in error answers nothing: the requester gives up.
+		if (qp.peer->error)
+			return IB_WC_RETRY_EXC_ERR;
+		st = exec_rdma(qp, w);
+		// RC: the responder that refused the access breaks the
+		// connection too; what it has queued is flushed.
+		if (st == IB_WC_REM_ACCESS_ERR)
+			qp.peer->error = true;
+		return st;
 	case IB_WR_REG_MR:
-		return exec_reg(qp, wr);
+		return exec_reg(qp, w);
 	case IB_WR_LOCAL_INV:
-		return exec_local_inv(qp, wr);
+		return exec_local_inv(qp, w);
 	default:
 		return IB_WC_LOC_QP_OP_ERR;
 	}
+}
+
+// Take the oldest WR off a send queue: execute it, or flush it if the QP is
+// in error; a failure moves the QP to error.  A flushed WR always completes,
+// an executed one when it failed or was signaled.
+void run_one(Qp &qp)
+{
+	SendWqe w = std::move(qp.sq.front());
+	ib_wc_status st;
+
+	qp.sq.pop_front();
+	w.wr.sg_list = w.sges.data();
+	st = qp.error ? IB_WC_WR_FLUSH_ERR : execute(qp, w);
+	if (st != IB_WC_SUCCESS)
+		qp.error = true;
+	if (st != IB_WC_SUCCESS || (w.wr.send_flags & IB_SEND_SIGNALED))
+		qp.cq.push_back({w.wr.wr_cqe, st, w.wr.opcode});
+	counters().wrs_executed++;
 }
 
 // What a driver refuses before the WR reaches the queue.
@@ -399,16 +560,38 @@ bool post_check(const Qp &qp, const ib_send_wr &wr)
 	return true;
 }
 
-std::unordered_map<const scatterlist *, std::pair<int, int>> &dma_maps()
+// The device's copy of a posted WR.
+SendWqe capture(const ib_send_wr &wr)
 {
-	static std::unordered_map<const scatterlist *, std::pair<int, int>> m;
-	return m;
-}
+	SendWqe w;
 
-std::unordered_map<const void *, size_t> &allocations()
-{
-	static std::unordered_map<const void *, size_t> m;
-	return m;
+	w.wr = wr;
+	w.wr.next = nullptr;
+	if (wr.num_sge > 0)
+		w.sges.assign(wr.sg_list, wr.sg_list + wr.num_sge);
+	w.wr.sg_list = nullptr;
+	switch (wr.opcode) {
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+	case IB_WR_RDMA_WRITE: {
+		const ib_rdma_wr &rdma = *reinterpret_cast<const ib_rdma_wr *>(&wr);
+
+		w.remote_addr = rdma.remote_addr;
+		w.rkey = rdma.rkey;
+		break;
+	}
+	case IB_WR_REG_MR: {
+		const ib_reg_wr &reg = *reinterpret_cast<const ib_reg_wr *>(&wr);
+
+		w.reg_mr = reg.mr;
+		w.reg_key = reg.key;
+		w.reg_access = reg.access;
+		break;
+	}
+	default:
+		break;
+	}
+	return w;
 }
 
 } // namespace
@@ -590,11 +773,19 @@ extern "C" int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sgl,
 			     static_cast<void *>(sgl));
 		counters().dma_api_errors++;
 	}
+	DmaMap map = {nents, dir, {}};
+
 	for_each_sg(sgl, sg, nents, i) {
-		sg->dma_address = reinterpret_cast<uintptr_t>(sg->buf);
+		u64 addr = reinterpret_cast<uintptr_t>(sg->buf);
+
+		sg->dma_address = addr;
 		sg->dma_length = sg->length;
+		for (u64 p = addr & PAGE_MASK; p < addr + sg->length; p += PAGE_SIZE)
+			map.pages.push_back(p);
 	}
-	dma_maps()[sgl] = {nents, dir};
+	for (u64 p : map.pages)
+		mapped_pages()[p]++;
+	dma_maps()[sgl] = std::move(map);
 	counters().dma_maps_live++;
 	return nents;
 }
@@ -606,13 +797,16 @@ extern "C" void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sgl,
 
 	// What CONFIG_DMA_API_DEBUG checks: same list, same count, same
 	// direction as the map.
-	if (it == dma_maps().end() || it->second.first != nents ||
-	    it->second.second != dir) {
+	if (it == dma_maps().end() || it->second.nents != nents ||
+	    it->second.dir != dir) {
 		std::fprintf(stderr, "sim: DMA-API: bad unmap of %p\n",
 			     static_cast<void *>(sgl));
 		counters().dma_api_errors++;
 		return;
 	}
+	for (u64 p : it->second.pages)
+		if (!--mapped_pages()[p])
+			mapped_pages().erase(p);
 	dma_maps().erase(it);
 	counters().dma_maps_live--;
 }
@@ -622,18 +816,21 @@ extern "C" int ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	Qp &qp = *static_cast<Qp *>(ibqp->sim);
 
+	// As drivers do: WR by WR, and the WRs before the one refused stay
+	// posted.  A QP in error takes WRs too; they are flushed.
 	for (; wr; wr = wr->next) {
-		if (!post_check(qp, *wr)) {
+		int ret = 0;
+
+		if (!post_check(qp, *wr))
+			ret = -EINVAL;
+		else if (qp.sq.size() >= qp.max_send_wr)
+			ret = -ENOMEM;
+		if (ret) {
 			if (bad_wr)
 				*bad_wr = wr;
-			return -EINVAL;
+			return ret;
 		}
-		ib_wc_status st = qp.error ? IB_WC_WR_FLUSH_ERR : execute(qp, *wr);
-
-		if (st != IB_WC_SUCCESS)
-			qp.error = true;
-		if (st != IB_WC_SUCCESS || (wr->send_flags & IB_SEND_SIGNALED))
-			qp.cq.push_back({wr->wr_cqe, st, wr->opcode});
+		qp.sq.push_back(capture(*wr));
 	}
 	return 0;
 }

@@ -3,16 +3,24 @@
 // Simulated HCA for the userspace mirror.
 //
 // It implements the verbs the core calls (mrcore_internal.h of the mirror)
-// and executes posted WR chains the way hardware does: REG_MR and LOCAL_INV
-// change MR state, RDMA READ/WRITE move bytes through page lists after the
-// lkey and rkey checks hardware makes (state, key generation, PD, access
-// rights, bounds), SGE limits are enforced at post time, the iWARP READ-sink
-// rule at execution.  Every allocation it hands out is counted.
+// and executes posted WRs the way hardware does, asynchronously:
+// ib_post_send() checks a WR (SGE limits, send queue depth) and queues a copy
+// of it on the QP's send queue; nothing runs until the test lets the devices
+// run (drain(), step(), drain_random()).  Then REG_MR and LOCAL_INV change MR
+// state, RDMA READ/WRITE move bytes through page lists after the lkey and
+// rkey checks hardware makes (state, key generation, PD, access rights,
+// bounds; the iWARP READ-sink rule), and completions arrive.  A failed WR
+// moves its QP to the error state, a remote access error the responder's QP
+// too (RC), and a QP in error flushes every WR it has not executed, one
+// completion each, signaled or not.  Every allocation it hands out is
+// counted, and a registered MR that reaches memory no longer DMA-mapped is a
+// DMA-API error.
 #ifndef MRCORE_MIRROR_SIM_HCA_H
 #define MRCORE_MIRROR_SIM_HCA_H
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -30,18 +38,27 @@ struct Profile {
 	int max_sge_rd;
 	u32 max_fast_reg_page_list_len;
 	bool mem_mgt_extensions;
-	// siw lets the PD's DMA lkey sink a READ; the iWARP rule is enforced
-	// for registered MRs (the sink's STag needs REMOTE_WRITE).
+	// iWARP places a READ response through the sink's STag, so the sink
+	// must be a registered MR with REMOTE_WRITE (RFC 5040); the PD's DMA
+	// lkey is refused with a local protection error.  siw takes it.
 	bool dma_lkey_read_sink;
 	// A legacy device with FMR callbacks (rdma_fmr_register()).
 	u32 fmr_max_pages = 0;
 	// Like siw: physically contiguous pages share one page-list entry,
 	// so a page list holds more pages than max_num_sg when they touch.
 	bool merges_pages = false;
+	// The responder checks the access rights of the key a peer READs
+	// through.  siw 6.12 does not (siw_qp_tx.c: siw_check_sgl_tx(pd,
+	// wqe, 0)): any valid key of the PD reads, the PD's DMA lkey
+	// included; key validity, PD and bounds are still checked.
+	bool checks_remote_read_access = true;
+	// ib_device_ops.driver_id the device reports.
+	rdma_driver_id driver_id = RDMA_DRIVER_UNKNOWN;
 };
 
 extern const Profile kRoce;	// like rxe: RoCEv2
-extern const Profile kIwarp;	// like siw: iWARP
+extern const Profile kIwarp;	// iWARP by the rules (RFC 5040), no quirks
+extern const Profile kSiw;	// siw 6.12: iWARP, with siw's quirks
 extern const Profile kNoFastReg;	// a device without fast registration
 extern const Profile kFmr;		// a legacy IB device with FMR callbacks
 extern const rdma_fmr_ops kFmrOps;	// the FMR profile's callbacks
@@ -62,6 +79,7 @@ struct Counters {
 	long dma_api_errors = 0;
 	long fmr_remap_unflushed = 0;
 	long fmr_unmap_calls = 0;
+	long wrs_executed = 0;		// taken off send queues, flushes included
 };
 Counters &counters();
 
@@ -73,6 +91,7 @@ struct Mr {
 	u32 index;
 	u32 max_num_sg;
 	bool dma_mr = false;	// the PD's local DMA lkey: all memory, local only
+	bool exposed = false;	// made by expose(), not registered by the core
 	bool valid = false;
 	u8 key_byte = 0;
 	int access = 0;
@@ -85,11 +104,25 @@ struct Mr {
 	u64 staged_length = 0;
 };
 
+// A WR as the device keeps it once posted: a copy, so the poster may reuse
+// its own WR at once, as with any driver.
+struct SendWqe {
+	ib_send_wr wr{};		// next is unused, sg_list points at sges
+	std::vector<ib_sge> sges;
+	u64 remote_addr = 0;		// RDMA READ/WRITE
+	u32 rkey = 0;
+	ib_mr *reg_mr = nullptr;	// REG_MR: compared, never dereferenced
+	u32 reg_key = 0;
+	int reg_access = 0;
+};
+
 struct Qp {
 	ib_qp qp;
 	Hca *hca;
 	Qp *peer = nullptr;
 	bool error = false;
+	u32 max_send_wr = 0;		// WRs the send queue holds
+	std::deque<SendWqe> sq;		// posted, not executed yet
 	std::vector<Completion> cq;
 };
 
@@ -103,7 +136,9 @@ public:
 	ib_device *dev() { return &dev_; }
 	const Profile &profile() const { return profile_; }
 	ib_pd *alloc_pd();
-	ib_qp *create_qp(ib_pd *pd);
+	// A QP whose send queue holds @max_send_wr WRs (0: the device's
+	// max_qp_wr, as a ULP asking for the most gets).
+	ib_qp *create_qp(ib_pd *pd, u32 max_send_wr = 0);
 
 	// Used by the verbs shims.
 	Mr *alloc_mr(ib_pd *pd, u32 max_num_sg);
@@ -128,15 +163,29 @@ void connect(ib_qp *a, ib_qp *b);
 // Completions a QP produced, oldest first.
 std::vector<Completion> &completions(ib_qp *qp);
 bool qp_in_error(ib_qp *qp);
-// Move a QP to the error state: what it has not executed is flushed.
+// Move a QP to the error state: what it has not executed is flushed when
+// the device next runs (drain(), step()), one completion per WR.
 void set_qp_error(ib_qp *qp);
+// Resize a QP's send queue; WRs already queued stay.
+void set_max_send_wr(ib_qp *qp, u32 max_send_wr);
+// WRs posted on a QP and not executed yet.
+size_t queued(ib_qp *qp);
 
-// Post a chain and return what ib_post_send returned.
+// Post a chain and return what ib_post_send returned.  Nothing executes.
 int post(ib_qp *qp, ib_send_wr *wr);
 
-// Let the devices run until every send queue is empty: queued WRs execute
-// in order and their completions arrive.  Returns the WRs executed.
+// Let one QP's device take at most @n WRs off its send queue, in order:
+// each executes (or is flushed if the QP is in error) and completes.
+// Returns the WRs taken.
+size_t step(ib_qp *qp, size_t n);
+
+// Let the devices run until every send queue is empty: the QPs take turns,
+// one WR each, in the order they were created.  Returns the WRs taken.
 size_t drain();
+
+// The same with the turns drawn at random from @seed: one WR of a random
+// QP that has work, until none has.  Returns the WRs taken.
+size_t drain_random(uint64_t seed);
 
 } // namespace sim
 

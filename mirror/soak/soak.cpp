@@ -29,7 +29,7 @@ const char *const kPoints[] = {"post_send", "mr_alloc", "map_short", "dma_map",
 int main(int argc, char **argv)
 {
 	static const sim::Profile *profiles[] = {&sim::kRoce, &sim::kIwarp,
-						 &sim::kFmr};
+						 &sim::kFmr, &sim::kSiw};
 	unsigned long ios = argc > 1 ? std::strtoul(argv[1], nullptr, 0) : 1000000;
 	uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 0) : 1;
 	RandomSource in(seed);
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 
 	mirror::Check(mirror_module_init() == 0, "module init");
 	while (done < ios) {
-		const sim::Profile &p = *profiles[in.u(1) % 3];
+		const sim::Profile &p = *profiles[in.u(1) % 4];
 		mirror::IoEnv env(p, 1 + in.u(1) % 8);
 
 		for (int i = 0; i < 5000 && done < ios; i++, done++) {

@@ -95,6 +95,8 @@ protected:
 
 	void TearDown() override
 	{
+		// A test that posts lets the devices run what it posted.
+		EXPECT_EQ(sim::drain(), 0u) << "WRs left queued at teardown";
 		if (module_loaded_)
 			mirror_module_exit();
 		const sim::Counters &c = sim::counters();
@@ -107,19 +109,41 @@ protected:
 		sim::counters() = sim::Counters{};
 	}
 
-	// Post a chain on a QP; expect the post to be accepted.
+	// Post a chain on a QP, expect the post to be accepted, and let the
+	// devices run it.
 	void Post(ib_qp *qp, ib_send_wr *wr)
 	{
 		ASSERT_EQ(sim::post(qp, wr), 0);
+		sim::drain();
 	}
 
 	// The peer READs [addr, addr + len) of the local node's memory into
-	// its own buffer through its DMA lkey; returns the completion status.
+	// its own buffer, or WRITEs its buffer there, and the devices run;
+	// returns the completion status.  Its buffer is its PD's DMA lkey,
+	// or for a READ on a device that follows the iWARP rule, a sink MR
+	// with REMOTE_WRITE.
 	ib_wc_status PeerRdma(ib_wr_opcode op, u64 remote_addr, u32 rkey,
 			      void *peer_mem, u32 len)
 	{
-		ib_sge sge = {reinterpret_cast<uintptr_t>(peer_mem), len,
-			      peer_.pd->local_dma_lkey};
+		const sim::Profile &p = peer_.hca->profile();
+		sim::Mr *sink = nullptr;
+
+		if (op == IB_WR_RDMA_READ && p.iwarp && !p.dma_lkey_read_sink)
+			sink = peer_.hca->expose(peer_.pd, peer_mem, len,
+						 IB_ACCESS_LOCAL_WRITE |
+						 IB_ACCESS_REMOTE_WRITE);
+		ib_wc_status st = PeerRdmaWith(op, remote_addr, rkey, peer_mem,
+					       len, sink ? sink->ibmr.lkey :
+					       peer_.pd->local_dma_lkey);
+		if (sink)
+			peer_.hca->dereg_mr(sink);
+		return st;
+	}
+
+	ib_wc_status PeerRdmaWith(ib_wr_opcode op, u64 remote_addr, u32 rkey,
+				  void *peer_mem, u32 len, u32 lkey)
+	{
+		ib_sge sge = {reinterpret_cast<uintptr_t>(peer_mem), len, lkey};
 		ib_rdma_wr wr{};
 		ib_cqe cqe{};
 
@@ -134,14 +158,17 @@ protected:
 		size_t before = cq.size();
 		if (sim::post(peer_.qp, &wr.wr))
 			return IB_WC_LOC_QP_OP_ERR;
+		sim::drain();
 		if (cq.size() != before + 1)
 			return IB_WC_GENERAL_ERR_FOR_TESTS;
 		return cq.back().status;
 	}
 
-	// Reconnect the pair after an error, as a ULP would with a new QP.
+	// Reconnect the pair after an error, as a ULP would with a new QP;
+	// whatever the old QPs still had queued runs (or is flushed) first.
 	void Reconnect()
 	{
+		sim::drain();
 		local_.qp = local_.hca->create_qp(local_.pd);
 		peer_.qp = peer_.hca->create_qp(peer_.pd);
 		sim::connect(local_.qp, peer_.qp);

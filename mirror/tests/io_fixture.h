@@ -19,6 +19,8 @@ inline const sim::Profile &ProfileOf(mrcore_profile p)
 	switch (p) {
 	case MRCORE_PROFILE_IWARP:
 		return sim::kIwarp;
+	case MRCORE_PROFILE_SIW:
+		return sim::kSiw;
 	case MRCORE_PROFILE_FMR:
 		return sim::kFmr;
 	default:
@@ -85,9 +87,9 @@ protected:
 
 	u32 rkey() const { return remote_mr_->ibmr.rkey; }
 
-	// Run one I/O to completion; return the status of its last WR's
-	// completion.  A successful I/O completes once, signaled; a flushed
-	// one once per WR.
+	// Post one I/O and let the devices run it to completion; return the
+	// status of its last WR's completion.  A successful I/O completes
+	// once, signaled; a flushed one once per WR.
 	ib_wc_status RunIo(rdma_io_ctx *ctx, size_t completions = 1)
 	{
 		ib_cqe cqe{};
@@ -95,6 +97,7 @@ protected:
 		size_t before = cq.size();
 
 		EXPECT_EQ(rdma_io_ctx_post(ctx, &cqe, nullptr), 0);
+		sim::drain();
 		EXPECT_EQ(cq.size(), before + completions);
 		if (cq.size() != before + completions)
 			return IB_WC_GENERAL_ERR_FOR_TESTS;

@@ -99,7 +99,7 @@ std::vector<CaseParam> AllCases()
 {
 	std::vector<CaseParam> v;
 
-	for (const sim::Profile *p : {&sim::kRoce, &sim::kIwarp})
+	for (const sim::Profile *p : {&sim::kRoce, &sim::kIwarp, &sim::kSiw})
 		for (const mrcore_map_case &row : mrcore_map_cases)
 			v.push_back({p, &row});
 	return v;

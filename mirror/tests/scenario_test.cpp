@@ -34,6 +34,18 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		ASSERT_EQ(rdma_io_pool_force_backend(pool_, row.force), 0);
 	}
 	ExposeRemote(len);
+	if (!row.backend) {
+		Sg sg;
+		BuildShape(shape, &sg);
+		rdma_io_ctx ctx;
+		EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(), dir),
+			  -EOPNOTSUPP);
+		EXPECT_EQ(sim::counters().dma_maps_live, 0);
+		EXPECT_EQ(pool_->nr_free, pool_->nr_total);
+		EXPECT_EQ(sim::queued(local_.qp), 0u);
+		return;
+	}
 
 	for (int round = 0; round < 2; round++) {
 		Sg sg;
@@ -52,8 +64,10 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		EXPECT_EQ(ctx.nr_mrs, row.mrs);
 		EXPECT_EQ(ctx.length, len);
 		// The second round of an FRWR I/O kills each MR's last key in
-		// the same chain: one LOCAL_INV more per MR.
-		bool lazy = round && std::string(row.backend) == "frwr";
+		// the same chain: one LOCAL_INV more per MR.  Not on siw, where
+		// the first round's chain killed it already.
+		bool lazy = round && std::string(row.backend) == "frwr" &&
+			    row.profile != MRCORE_PROFILE_SIW;
 		EXPECT_EQ(u32(wrs), row.wrs + (lazy ? row.mrs : 0)) << "round " << round;
 
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
@@ -76,6 +90,8 @@ std::string ScenarioName(const ::testing::TestParamInfo<mrcore_scenario> &info)
 			(r.read ? "read_" : "write_") + mrcore_shapes[r.shape].name;
 	if (r.force)
 		s += std::string("_forced_") + r.force;
+	if (!r.backend)
+		s += "_refused";
 	return s;
 }
 

@@ -138,10 +138,12 @@ TEST_P(SecurityTest, Rule2OnlyTheRequestedOp)
 	EXPECT_EQ(std::memcmp(peer_mem_.data(), buf.at(0), 2 * PAGE_SIZE), 0);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, peer_mem_.data(), 8),
 		  IB_WC_REM_ACCESS_ERR);
+	// The refusal broke the connection, on both ends (RC).
+	EXPECT_TRUE(sim::qp_in_error(local_.qp));
+	Reconnect();
 	Kill(mr);
 	rdma_destroy_mr(mr);
 
-	Reconnect();
 	buf.fill(3);
 	mr = ExposeRkey(buf, 0, PAGE_SIZE, RDMA_MR_REMOTE_WRITE, &rkey, &iova);
 	std::memset(peer_mem_.data(), 0xab, PAGE_SIZE);
@@ -150,6 +152,7 @@ TEST_P(SecurityTest, Rule2OnlyTheRequestedOp)
 	EXPECT_EQ(std::memcmp(peer_mem_.data(), buf.at(0), PAGE_SIZE), 0);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(), 8),
 		  IB_WC_REM_ACCESS_ERR);
+	Reconnect();
 	Kill(mr);
 	rdma_destroy_mr(mr);
 }

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Device quirks: what a driver does that its attributes do not say.
+ *
+ * One table, keyed by the driver (ib_device_ops.driver_id), so that it
+ * works for every device, registered with ib_core or not.  Each entry says
+ * what the driver does and where; the core asks through the predicates
+ * below and nowhere else looks at which driver it runs on.
+ */
+#include "mrcore_internal.h"
+
+/**
+ * struct mrcore_quirk - what one driver does that the verbs do not let a
+ *	caller see
+ * @driver_id: the driver.
+ * @unchecked_remote_read: it answers a peer's RDMA READ through any valid
+ *	key of the QP's PD that covers the bytes, whatever access the key
+ *	grants: every live key, local-only ones and the PD's DMA lkey
+ *	included, can be read by the peer.
+ */
+struct mrcore_quirk {
+	enum rdma_driver_id driver_id;
+	bool unchecked_remote_read;
+};
+
+static const struct mrcore_quirk mrcore_quirks[] = {
+	/*
+	 * siw (6.12, drivers/infiniband/sw/siw/siw_qp_tx.c): the READ
+	 * response is built after siw_check_sgl_tx(pd, wqe, 0), so
+	 * siw_check_mem() requires no access right: an lkey-only MR, an rkey
+	 * that grants only WRITE, the PD's DMA lkey all read.  The core's
+	 * answer: on such a device no local key outlives its mapping or its
+	 * I/O (rdma_unmap_mr(), rdma_io_build_registered()).
+	 */
+	{ .driver_id = RDMA_DRIVER_SIW, .unchecked_remote_read = true },
+};
+
+static const struct mrcore_quirk *mrcore_quirk_of(const struct ib_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mrcore_quirks); i++)
+		if (mrcore_quirks[i].driver_id == dev->ops.driver_id)
+			return &mrcore_quirks[i];
+	return NULL;
+}
+
+/**
+ * mrcore_dev_unchecked_remote_read() - whether the peer can READ through
+ *	any live key
+ * @dev: the device.
+ *
+ * On such a device a key is remotely readable for as long as it is valid,
+ * whatever it was registered for, so the core kills local keys with their
+ * mapping or I/O instead of lazily.
+ *
+ * Context: Any context.
+ * Return: true if @dev answers a peer's RDMA READ without checking that
+ * the key grants remote READ (siw).
+ */
+bool mrcore_dev_unchecked_remote_read(const struct ib_device *dev)
+{
+	const struct mrcore_quirk *q = mrcore_quirk_of(dev);
+
+	return q && q->unchecked_remote_read;
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// siw answers a peer's RDMA READ through any valid key of the PD, whatever
+// it grants (siw_qp_tx.c: siw_check_sgl_tx(pd, wqe, 0)).  The siw profile
+// of the simulated HCA does the same; these tests show the defect, and that
+// the core, which knows it from its quirk table (core/quirks.c), keeps no
+// local key alive past its mapping or its I/O there -- while on RoCE lazy
+// invalidation still saves the LOCAL_INV.
+#include "io_fixture.h"
+
+namespace mirror {
+namespace {
+
+ib_wc Wc(ib_wc_status st)
+{
+	ib_wc wc{};
+	wc.status = st;
+	return wc;
+}
+
+class SiwTest : public IoTest,
+		public ::testing::WithParamInterface<const sim::Profile *> {
+protected:
+	void SetUp() override { SetUpIo(*GetParam(), 1, 64); }
+
+	bool Siw() const { return !GetParam()->checks_remote_read_access; }
+
+	// Map one page lkey-only for @ops and run the registration.
+	rdma_mr *MapLkey(Buffer &buf, unsigned int ops, u32 *lkey)
+	{
+		sg_.add(buf, 0, 0, PAGE_SIZE);
+		rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_LKEY);
+		EXPECT_FALSE(IS_ERR(mr));
+		ib_send_wr *chain = nullptr;
+		EXPECT_EQ(rdma_map_sg_lkey(lkey, mr, sg_.get(), sg_.n(), ops,
+					   &chain), 0);
+		Post(local_.qp, chain);
+		EXPECT_FALSE(sim::qp_in_error(local_.qp));
+		return mr;
+	}
+
+	Sg sg_;
+	std::vector<u8> got_ = std::vector<u8>(PAGE_SIZE);
+};
+
+// The defect, as siw 6.12 has it: a peer READ succeeds through an lkey-only
+// key, through an rkey that grants only WRITE, and through the PD's DMA
+// lkey.  A device that checks access rights refuses each one.
+TEST_P(SiwTest, PeerReadsThroughAnyLiveKeyOnSiwOnly)
+{
+	const ib_wc_status want = Siw() ? IB_WC_SUCCESS : IB_WC_REM_ACCESS_ERR;
+	Buffer buf(1), wbuf(1);
+	buf.fill(3);
+	wbuf.fill(4);
+
+	u32 lkey;
+	rdma_mr *mr = MapLkey(buf, RDMA_MR_LOCAL_SEND_SRC, &lkey);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, got_.data(),
+			   64), want);
+	if (Siw()) {
+		EXPECT_EQ(std::memcmp(got_.data(), buf.at(0), 64), 0);
+	}
+	Reconnect();
+
+	Sg wsg;
+	wsg.add(wbuf, 0, 0, PAGE_SIZE);
+	rdma_mr *wmr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(wmr));
+	ib_send_wr *chain = nullptr;
+	u32 rkey;
+	u64 iova;
+	ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, wmr, wsg.get(), 1,
+				   RDMA_MR_REMOTE_WRITE, &chain), 0);
+	Post(local_.qp, chain);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, got_.data(), 64), want);
+	if (Siw()) {
+		EXPECT_EQ(std::memcmp(got_.data(), wbuf.at(0), 64), 0);
+	}
+	Reconnect();
+
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(8), local_.pd->local_dma_lkey,
+			   got_.data(), 64), want);
+	if (Siw()) {
+		EXPECT_EQ(std::memcmp(got_.data(), buf.at(8), 64), 0);
+	}
+	Reconnect();
+
+	chain = nullptr;
+	ASSERT_EQ(rdma_invalidate_mr(wmr, &chain), 0);
+	Post(local_.qp, chain);
+	ASSERT_EQ(rdma_unmap_mr(wmr), 0);
+	rdma_destroy_mr(wmr);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	rdma_destroy_mr(mr);
+}
+
+// rdma_unmap_mr() of a local-only mapping: on siw the key is dead when the
+// call returns; on RoCE it stays valid (lazy) until the next map kills it.
+TEST_P(SiwTest, UnmapKillsTheLocalKeyOnSiwAndLeavesItLazyElsewhere)
+{
+	Buffer buf(1);
+	buf.fill(5);
+	u32 lkey;
+	rdma_mr *mr = MapLkey(buf, RDMA_MR_LOCAL_WRITE_SRC, &lkey);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+
+	sim::Mr *hw = local_.hca->find_mr(lkey);
+	if (Siw()) {
+		EXPECT_EQ(mr->state, RDMA_MR_FREE);
+		EXPECT_TRUE(!hw || !hw->valid) << "the old lkey outlived unmap";
+		EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, got_.data(),
+				   64), IB_WC_REM_ACCESS_ERR);
+		Reconnect();
+	} else {
+		EXPECT_EQ(mr->state, RDMA_MR_STALE);
+		ASSERT_NE(hw, nullptr);
+		EXPECT_TRUE(hw->valid) << "RoCE lost lazy invalidation";
+	}
+
+	// The next map works; on RoCE it kills the stale key in its chain.
+	ib_send_wr *chain = nullptr;
+	u32 lkey2;
+	ASSERT_EQ(rdma_map_sg_lkey(&lkey2, mr, sg_.get(), sg_.n(),
+				   RDMA_MR_LOCAL_WRITE_SRC, &chain), 0);
+	EXPECT_NE(lkey2, lkey);
+	EXPECT_EQ(chain->opcode, Siw() ? IB_WR_REG_MR : IB_WR_LOCAL_INV);
+	Post(local_.qp, chain);
+	EXPECT_FALSE(sim::qp_in_error(local_.qp));
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	rdma_destroy_mr(mr);
+}
+
+// No device MR to spare: unmap fails on siw with nothing changed, and works
+// once allocation does.
+TEST_P(SiwTest, UnmapOnSiwFailsCleanlyWhenNoDeviceMrCanBeHad)
+{
+	if (!Siw())
+		GTEST_SKIP() << "unmap allocates nothing here";
+	Buffer buf(1);
+	u32 lkey;
+	rdma_mr *mr = MapLkey(buf, RDMA_MR_LOCAL_SEND_SRC, &lkey);
+	long mrs = sim::counters().mrs_live;
+	ASSERT_EQ(rdma_mrcore_fault_arm("mr_alloc", 0, 1), 0);
+	EXPECT_EQ(rdma_unmap_mr(mr), -ENOMEM);
+	ASSERT_EQ(rdma_mrcore_fault_arm("mr_alloc", 0, 0), 0);
+	EXPECT_EQ(mr->state, RDMA_MR_MAPPED);
+	EXPECT_EQ(sim::counters().dma_maps_live, 1);
+	EXPECT_EQ(sim::counters().mrs_live, mrs);
+	ASSERT_NE(local_.hca->find_mr(lkey), nullptr);
+	EXPECT_TRUE(local_.hca->find_mr(lkey)->valid);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	EXPECT_EQ(local_.hca->find_mr(lkey), nullptr);
+	rdma_destroy_mr(mr);
+}
+
+// The I/O helper: an FRWR WRITE source's key dies in the I/O's own chain on
+// siw, so it is dead once rdma_io_ctx_destroy() returns; on RoCE it is left
+// for the MR's next registration.
+TEST_P(SiwTest, WriteSourceKeyIsDeadWhenTheIoIsDestroyedOnSiw)
+{
+	ExposeRemote(8 * PAGE_SIZE);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	for (int round = 0; round < 2; round++) {
+		Sg sg;
+		for (unsigned int i = 0; i < 8; i++)
+			sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+		arena_.fill(round + 1);
+		rdma_io_ctx ctx;
+		// siw: REG_MR, WRITE, LOCAL_INV every time; RoCE: REG_MR,
+		// WRITE, then LOCAL_INV of the last key in front from round 2.
+		ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(), DMA_TO_DEVICE),
+			  Siw() ? 3 : 2 + round);
+		EXPECT_EQ(ctx.last->opcode, Siw() ? IB_WR_LOCAL_INV :
+						    IB_WR_RDMA_WRITE);
+		u32 key = ctx.mrs[0]->key;
+		u64 iova = ctx.mrs[0]->iova;
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		EXPECT_EQ(std::memcmp(remote_.at(0), arena_.at(0), PAGE_SIZE), 0);
+		rdma_io_ctx_destroy(&ctx, &ok);
+
+		sim::Mr *hw = local_.hca->find_mr(key);
+		ASSERT_NE(hw, nullptr);
+		if (Siw()) {
+			EXPECT_FALSE(hw->valid) << "round " << round;
+			EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, got_.data(),
+					   64), IB_WC_REM_ACCESS_ERR);
+			// The pool lives on its QP: a new connection for it.
+			rdma_io_pool_destroy(pool_);
+			Reconnect();
+			pool_ = rdma_io_pool_create(local_.qp, 1, 1, 64);
+			ASSERT_FALSE(IS_ERR(pool_));
+			ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+		} else {
+			EXPECT_TRUE(hw->valid) << "RoCE lost lazy invalidation";
+		}
+	}
+}
+
+// A failed I/O's keys are in an unknown state: they die with the device MRs
+// the pool's work replaces, which rdma_io_pool_drain() waits for.
+TEST_P(SiwTest, FailedIosKeyIsDeadOnceThePoolDrained)
+{
+	ExposeRemote(8 * PAGE_SIZE);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	Sg sg;
+	for (unsigned int i = 0; i < 8; i++)
+		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+	rdma_io_ctx ctx;
+	ASSERT_GT(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+				   remote_.addr(0), rkey(), DMA_TO_DEVICE), 0);
+	u32 key = ctx.mrs[0]->key;
+	ib_cqe cqe{};
+	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+	ASSERT_EQ(sim::step(local_.qp, 1), 1u);		// the REG_MR ran
+	ASSERT_TRUE(local_.hca->find_mr(key)->valid);
+	sim::set_qp_error(local_.qp);
+	sim::drain();
+	ASSERT_EQ(sim::completions(local_.qp).back().status, IB_WC_WR_FLUSH_ERR);
+	ib_wc flush = Wc(IB_WC_WR_FLUSH_ERR);
+	rdma_io_ctx_destroy(&ctx, &flush);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
+	EXPECT_EQ(local_.hca->find_mr(key), nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, SiwTest,
+			 ::testing::Values(&sim::kSiw, &sim::kRoce, &sim::kIwarp),
+			 [](const auto &info) {
+				 return std::string(info.param->name);
+			 });
+
+} // namespace
+} // namespace mirror
