@@ -8,6 +8,7 @@
 #   make check                every test layer; last line "check: N passed, M failed"
 #   make mirror               userspace mirror tests only
 #   make bench-mirror         mirror benchmarks: ns and instructions per I/O
+#   make mutants              planted bugs the fast layers must catch (not in check)
 #   make kunit                KUnit in QEMU only
 #   make test-kernel          build (or reuse) the cached test kernel
 
@@ -26,7 +27,8 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
-	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror
+	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror \
+	mutants
 
 all: modules
 
@@ -50,6 +52,9 @@ mirror:
 
 bench-mirror:
 	@scripts/bench-mirror.sh
+
+mutants:
+	@scripts/mutants.sh
 
 checkpatch:
 	@scripts/checkpatch.sh
