@@ -105,7 +105,7 @@ sync_tree() {
 
 # Does the patch apply (strictly: no fuzz, line offsets allowed)?
 applies() {
-	patch -d "$1" -p1 -N -t -s --fuzz=0 --dry-run <"$2" >"$3" 2>&1
+	patch -d "$1" -p1 -N -t --fuzz=0 --dry-run <"$2" >"$3" 2>&1
 }
 
 describe() {
