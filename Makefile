@@ -9,6 +9,7 @@
 #   make mirror               userspace mirror tests only
 #   make bench-mirror         mirror benchmarks: ns and instructions per I/O
 #   make bench-vs-rw          mirror: instructions per I/O, mrcore vs ib_core's rdma_rw
+#   make mutants              planted bugs the fast layers must catch (not in check)
 #   make kunit                KUnit in QEMU only
 #   make test-kernel          build (or reuse) the cached test kernel
 
@@ -28,7 +29,7 @@ endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
 	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror \
-	bench-vs-rw
+	bench-vs-rw mutants
 
 all: modules
 
@@ -55,6 +56,9 @@ bench-mirror:
 
 bench-vs-rw:
 	@scripts/bench-vs-rw.sh
+
+mutants:
+	@scripts/mutants.sh
 
 checkpatch:
 	@scripts/checkpatch.sh
