@@ -181,20 +181,50 @@ TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
 	EXPECT_EQ(local_.hca->live_mrs(), 4u + 1u);	// + the PD's DMA MR
 }
 
+// Rule 5: the MR of a failed I/O holds a key in an unknown state (here its
+// REG_MR ran: the key is valid).  It is not reused, not even with a lazy
+// LOCAL_INV, before the pool has replaced its device MR.
 TEST_F(IoBehaviourTest, RemoteAccessErrorQuarantinesTheMr)
 {
 	SetUpIo(sim::kRoce, 1, 300);
 	ExposeRemote(300 * PAGE_SIZE);
+	Prepare(false, 7);
 	rdma_io_ctx ctx;
 	Sg sg2;
 	for (unsigned int i = 0; i < 256; i++)
 		sg2.add(arena_, 2 * i, 0, PAGE_SIZE);
 	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg2.get(), sg2.n(), 0,
 				   remote_.addr(0), rkey() + 1, DMA_TO_DEVICE), 2);
+	ASSERT_EQ(ctx.nr_mrs, 1u);
+	rdma_mr *mr = ctx.mrs[0];
+	const u32 old_key = mr->key;
 	EXPECT_EQ(RunIo(&ctx), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(remote_)) << "a refused WRITE moved data";
+	EXPECT_TRUE(Untouched(arena_));
+	sim::Mr *hw = local_.hca->find_mr(old_key);
+	ASSERT_NE(hw, nullptr);
+	ASSERT_TRUE(hw->valid) << "the registration ran: its key is live";
+
 	ib_wc err = Wc(IB_WC_REM_ACCESS_ERR);
 	rdma_io_ctx_destroy(&ctx, &err);
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+	// Quarantined, not free: no I/O can take it before the pool's work
+	// has run.
+	EXPECT_EQ(pool_->nr_free, 0u) << "a failed I/O's MR went back to the free list";
+	EXPECT_EQ(pool_->nr_total, 1u);
+	EXPECT_EQ(local_.hca->find_mr(old_key), hw) << "replaced too early";
+
 	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
+	// The work replaced the device MR, which killed the key.
+	EXPECT_EQ(local_.hca->find_mr(old_key), nullptr)
+		<< "the failed I/O's key survived its quarantine";
+	ASSERT_NE(mr->ibmr, nullptr);
+	EXPECT_NE(mr->ibmr->lkey >> 8, old_key >> 8) << "same device MR";
+	EXPECT_EQ(mr->state, RDMA_MR_FREE);
+	u64 recycled = 0;
+	EXPECT_EQ(rdma_mrcore_device_counter(local_.hca->dev(), "mr_recycled",
+					     &recycled), 0);
+	EXPECT_EQ(recycled, 1u);
 }
 
 TEST_F(IoBehaviourTest, FmrFlushesInBatchesAndNeverRemapsUnflushed)
