@@ -143,6 +143,49 @@ TEST_F(IoBehaviourTest, IwarpWithoutReadWithInvChainsALocalInv)
 	rdma_io_ctx_destroy(&ctx, &ok);
 }
 
+// A pool MR whose last I/O left a local-only key (a WRITE source, killed
+// lazily by its next registration) becomes an iWARP READ sink on a device
+// without READ_WITH_INV: the chain kills the stale key, registers, READs,
+// and kills the new key, each with a WR of its own.
+TEST_F(IoBehaviourTest, IwarpSinkAfterALazyKeyKillsBothKeys)
+{
+	SetUpIo(sim::kIwarp, 1, 8);		// one MR
+	local_.hca->dev()->no_read_inv = true;
+	ExposeRemote(8 * PAGE_SIZE);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	rdma_io_ctx w;
+	Sg sw;
+	Prepare(false, 1);
+	ASSERT_EQ(Init(&w, &sw, 8, false), 2);		// REG_MR, WRITE
+	const u32 stale_key = w.mrs[0]->key;
+	ASSERT_EQ(RunIo(&w), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sw, false));
+	rdma_io_ctx_destroy(&w, &ok);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, nullptr), 0);
+
+	rdma_io_ctx r;
+	Sg sr;
+	Prepare(true, 2);
+	ASSERT_EQ(Init(&r, &sr, 8, true), 4);
+	ASSERT_STREQ(rdma_io_ctx_backend(&r), "iwarp");
+	std::vector<int> ops;
+	for (const ib_send_wr *wr = r.first; wr && ops.size() < 8; wr = wr->next)
+		ops.push_back(wr->opcode);
+	EXPECT_EQ(ops, (std::vector<int>{IB_WR_LOCAL_INV, IB_WR_REG_MR,
+					 IB_WR_RDMA_READ, IB_WR_LOCAL_INV}));
+	EXPECT_EQ(r.first->ex.invalidate_rkey, stale_key);
+	const u32 sink_key = r.mrs[0]->key;
+	EXPECT_EQ(r.last->ex.invalidate_rkey, sink_key);
+	ASSERT_EQ(RunIo(&r), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&sr}));
+	sim::Mr *sink = local_.hca->find_mr(sink_key);
+	ASSERT_NE(sink, nullptr);
+	EXPECT_FALSE(sink->valid) << "the sink's key outlived the READ";
+	rdma_io_ctx_destroy(&r, &ok);
+}
+
 // Rule 5: a flushed I/O leaks nothing and its MRs are not reused before
 // their keys are dead.
 TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
