@@ -40,16 +40,16 @@ static void frwr_mr_release(struct rdma_mr *mr)
 	mr->ibmr = NULL;
 }
 
-static void frwr_build_inv(struct rdma_mr *mr, struct ib_send_wr *next,
-			   struct ib_cqe *cqe)
+static void frwr_build_inv(struct ib_send_wr *inv, u32 key,
+			   struct ib_send_wr *next, struct ib_cqe *cqe)
 {
-	memset(&mr->inv_wr, 0, sizeof(mr->inv_wr));
-	mr->inv_wr.opcode = IB_WR_LOCAL_INV;
-	mr->inv_wr.ex.invalidate_rkey = mr->key;
-	mr->inv_wr.next = next;
-	mr->inv_wr.wr_cqe = cqe;
+	memset(inv, 0, sizeof(*inv));
+	inv->opcode = IB_WR_LOCAL_INV;
+	inv->ex.invalidate_rkey = key;
+	inv->next = next;
+	inv->wr_cqe = cqe;
 	if (cqe)
-		mr->inv_wr.send_flags = IB_SEND_SIGNALED;
+		inv->send_flags = IB_SEND_SIGNALED;
 }
 
 static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
@@ -91,11 +91,13 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 
 	/*
 	 * A REG_MR on a still-valid MR fails, so the key of a lazily
-	 * invalidated mapping is killed first, in the same chain.
+	 * invalidated mapping is killed first, in the same chain.  Its WR is
+	 * not inv_wr: the caller may chain an invalidation of the new key
+	 * behind the registration (an iWARP READ sink without READ_WITH_INV).
 	 */
 	if (mr->state == RDMA_MR_STALE) {
-		frwr_build_inv(mr, first, NULL);
-		first = &mr->inv_wr;
+		frwr_build_inv(&mr->stale_inv_wr, mr->key, first, NULL);
+		first = &mr->stale_inv_wr;
 	}
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
@@ -118,7 +120,7 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 
 static int frwr_invalidate(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 {
-	frwr_build_inv(mr, *post_wr, mr->cqe);
+	frwr_build_inv(&mr->inv_wr, mr->key, *post_wr, mr->cqe);
 	*post_wr = &mr->inv_wr;
 	return 0;
 }

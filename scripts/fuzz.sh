@@ -32,6 +32,8 @@ for t in sg_planner io_chain; do
 	fi
 	n=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n1)
 	echo "fuzz: $t: ${n:-?} executions, no crash"
+	# io_chain's tally: I/Os moved and verified, refusals by cause
+	grep -h "^$t: [0-9]* I/Os" "$log" | sed 's/^/fuzz: /' || true
 	total=$((total + ${n:-0}))
 done
 echo "fuzz: $total executions in all, no crash"

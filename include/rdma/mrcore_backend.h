@@ -66,6 +66,9 @@ struct mrcore_device;
  * @cqe: completion entry of the signaled WRs the core builds, or %NULL.
  * @reg_wr: registration WR storage for backends that post one.
  * @inv_wr: invalidation WR storage for backends that post one.
+ * @stale_inv_wr: storage for the WR that kills a stale key (%RDMA_MR_STALE)
+ *	before the next registration, apart from @inv_wr: one chain may hold
+ *	both (an iWARP READ sink is invalidated after its READ).
  * @mdev: the core's state of the device (counters); not for backends.
  */
 struct rdma_mr {
@@ -95,6 +98,7 @@ struct rdma_mr {
 	struct ib_cqe *cqe;
 	struct ib_reg_wr reg_wr;
 	struct ib_send_wr inv_wr;
+	struct ib_send_wr stale_inv_wr;
 	struct mrcore_device *mdev;
 };
 

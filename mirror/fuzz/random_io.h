@@ -1,18 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// One random I/O through the helper on the simulated HCA, checked byte for
-// byte: shared by the io_chain fuzzer (input bytes drive it) and the soak
-// (a PRNG drives it).
+// One random I/O through the helper on the simulated HCA, checked for what
+// it claims: shared by the io_chain fuzzer (input bytes drive it) and the
+// soak (a PRNG drives it).
+//
+// Before each I/O the source is filled with position-unique data and the
+// sink poisoned (../tests/pattern.h), over the bytes the I/O touches plus a
+// guard.  Then either
+//  - it moved: the sink holds the source's bytes where the SG list and the
+//    offset say and nowhere else, the source is unchanged (the direction),
+//    the guards are unchanged, a forced backend is the one that moved it,
+//    and an iWARP READ sink's key is dead; or
+//  - it was refused, for a reason the run can name: an armed fault that
+//    fired during this I/O (dma_map, map_short, pool_empty, post_send), a
+//    forced backend that cannot serve this device and direction, or the
+//    documented limit of a dry pool where no fallback applies (an iWARP
+//    READ, whose sink must be an MR, or a forced backend); memory is
+//    unchanged, and a failed post's MRs stay quarantined until the pool
+//    replaced them.
+// Anything else is a failure: counted by the soak, which then exits
+// non-zero, fatal in the fuzzer.
 #ifndef MRCORE_MIRROR_RANDOM_IO_H
 #define MRCORE_MIRROR_RANDOM_IO_H
 
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "hca.h"
+#include "sg_model.h"
+#include "../tests/pattern.h"
 
 namespace mirror {
 
@@ -43,27 +67,87 @@ struct ByteSource : Source {
 	}
 };
 
+// The injection points of core/fault.c, as the soak arms them.
+inline constexpr std::array<const char *, 5> kFaultPoints = {
+	"post_send", "mr_alloc", "map_short", "dma_map", "pool_empty"};
+
+enum class Point : size_t { kPostSend, kMrAlloc, kMapShort, kDmaMap, kPoolEmpty };
+
+// The causes a refusal may have.
+enum class Refusal : size_t {
+	kDmaMapFault,
+	kMapShortFault,
+	kPoolEmptyFault,
+	kPostSendFault,
+	kForcedCannotServe,
+	kPoolDryForced,		// a forced backend has no fallback
+	kPoolDryIwarpRead,	// an iWARP READ sink must be an MR
+	kCount,
+};
+
+inline constexpr std::array<const char *, size_t(Refusal::kCount)> kRefusalNames = {
+	"dma_map fault", "map_short fault", "pool_empty fault",
+	"post_send fault", "forced backend cannot serve",
+	"pool dry (forced backend)", "pool dry (iWARP READ sink)"};
+
+// What a run did.
+struct Tally {
+	unsigned long issued = 0;
+	unsigned long moved = 0;
+	unsigned long failures = 0;
+	std::array<unsigned long, size_t(Refusal::kCount)> refused{};
+
+	unsigned long Refused() const
+	{
+		unsigned long n = 0;
+		for (unsigned long r : refused)
+			n += r;
+		return n;
+	}
+	// The floor: at least half of the I/Os issued move their bytes.
+	bool MovedEnough() const { return moved * 2 >= issued; }
+	std::string Refusals() const
+	{
+		std::string s;
+		for (size_t i = 0; i < refused.size(); i++)
+			s += (i ? ", " : "") + std::to_string(refused[i]) + " " +
+			     kRefusalNames[i];
+		return s;
+	}
+};
+
+enum class OnFailure { kAbort, kCount };
+
+struct IoEnvOptions {
+	const sim::Profile *profile = &sim::kRoce;
+	unsigned int max_ctxs = 1;
+	bool read_inv = true;	// iWARP: READ_WITH_INV, else READ + LOCAL_INV
+	OnFailure on_failure = OnFailure::kAbort;
+};
+
 // A device pair with a pool on the local QP and a remote buffer.
 class IoEnv {
 public:
 	static constexpr unsigned int kArenaPages = 96;
+	static constexpr size_t kGuard = PAGE_SIZE;
 
-	IoEnv(const sim::Profile &p, unsigned int max_ctxs)
-		: profile_(p), local_(p, "local"), peer_(sim::kRoce, "peer"),
+	explicit IoEnv(const IoEnvOptions &o)
+		: o_(o), local_(*o.profile, "local"), peer_(sim::kRoce, "peer"),
 		  arena_(static_cast<u8 *>(std::aligned_alloc(PAGE_SIZE, kBytes))),
-		  remote_(kBytes), before_(kBytes), pattern_(Pattern())
+		  remote_(kRemoteBytes)
 	{
 		lpd_ = local_.alloc_pd();
 		ppd_ = peer_.alloc_pd();
 		lqp_ = local_.create_qp(lpd_);
 		pqp_ = peer_.create_qp(ppd_);
 		sim::connect(lqp_, pqp_);
-		if (p.fmr_max_pages)
+		local_.dev()->no_read_inv = !o.read_inv;
+		if (o.profile->fmr_max_pages)
 			Check(!rdma_fmr_register(local_.dev(), &sim::kFmrOps,
-						 p.fmr_max_pages), "fmr register");
-		pool_ = rdma_io_pool_create(lqp_, 1, max_ctxs, 64);
+						 o.profile->fmr_max_pages), "fmr register");
+		pool_ = rdma_io_pool_create(lqp_, 1, o.max_ctxs, 64);
 		Check(!IS_ERR(pool_), "pool create");
-		rmr_ = peer_.expose(ppd_, remote_.data(), kBytes,
+		rmr_ = peer_.expose(ppd_, remote_.data(), remote_.size(),
 				    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
 				    IB_ACCESS_LOCAL_WRITE);
 	}
@@ -72,25 +156,25 @@ public:
 	{
 		peer_.dereg_mr(rmr_);
 		rdma_io_pool_destroy(pool_);
-		if (profile_.fmr_max_pages)
+		if (o_.profile->fmr_max_pages)
 			rdma_fmr_unregister(local_.dev());
-		std::free(arena_);
 	}
 
-	// Returns 1 for an I/O that moved its bytes, 0 for a refusal (errno
-	// from init or post), and aborts on any wrong byte.
-	int RandomIo(Source &in, bool allow_force)
+	IoEnv(const IoEnv &) = delete;
+	IoEnv &operator=(const IoEnv &) = delete;
+
+	// One random I/O, its outcome added to @t.
+	void RandomIo(Source &in, bool allow_force, Tally &t)
 	{
-		static const char *forced[] = {nullptr, "frwr", "iwarp", "fmr",
-					       "multiread"};
-		bool read = in.u(1) & 1;
-		const char *force = allow_force ? forced[in.u(1) % 5] : nullptr;
+		static const char *const forced[] = {nullptr, "frwr", "iwarp", "fmr",
+						     "multiread"};
+		Io io{.read = (in.u(1) & 1) != 0};
+		io.force = allow_force ? forced[in.u(1) % 5] : nullptr;
 		unsigned int nents = 1 + in.u(1) % 40;
-		std::vector<scatterlist> sg;
 		u64 pos = in.u(1) % 64;
 		u64 end = 0;
 
-		rdma_io_pool_force_backend(pool_, force);
+		rdma_io_pool_force_backend(pool_, io.force);
 		for (unsigned int i = 0; i < nents; i++) {
 			uint32_t mode = in.u(1);
 			uint32_t len = 1 + in.u(2) % (2 * PAGE_SIZE);
@@ -104,99 +188,348 @@ public:
 			if (pos + len > kBytes)
 				break;
 			scatterlist s{};
-			s.buf = arena_ + pos;
+			s.buf = arena_.get() + pos;
 			s.length = len;
-			sg.push_back(s);
+			io.sg.push_back(s);
 			pos += len;
 			end = pos;
 		}
-		if (sg.empty())
-			return 0;
-		sg.back().end = true;
-		// Fresh, different bytes on both sides, up to the last one used.
-		seed_ = (seed_ + 1) % 128;
-		std::memcpy(remote_.data(), &pattern_[seed_], end);
-		std::memcpy(arena_, &pattern_[seed_ + 128], end);
-		std::memcpy(before_.data(), arena_, end);
-		uint32_t offset = in.u(1) % sg[0].length;
+		if (io.sg.empty())
+			return;
+		io.sg.back().end = true;
+		io.offset = in.u(1) % io.sg[0].length;
+		io.remote_off = in.u(2) % (2 * PAGE_SIZE);
+		for (const scatterlist &s : io.sg)
+			io.entries.push_back({.addr = reinterpret_cast<uintptr_t>(s.buf),
+					      .len = s.length});
+		io.length = mirror::model::Model(io.entries, io.offset, 1).length;
+		t.issued++;
+
+		// Data in the source, poison in the sink, over what the I/O
+		// touches and a guard; what each side holds now.
+		seed_++;
+		arena_win_ = std::min<size_t>(end + kGuard, kBytes);
+		remote_win_ = std::min<size_t>(io.remote_off + io.length + kGuard,
+					       remote_.size());
+		Fill(std::span(arena_.get(), arena_win_),
+		     {.buffer = arena_id_, .seed = seed_,
+		      .kind = io.read ? Kind::kPoison : Kind::kData});
+		Fill(std::span(remote_.data(), remote_win_),
+		     {.buffer = remote_id_, .seed = seed_,
+		      .kind = io.read ? Kind::kData : Kind::kPoison});
+		// memcpy, not assign(): ASan's memmove is a byte loop.
+		want_arena_.resize(kBytes);
+		want_remote_.resize(kRemoteBytes);
+		std::memcpy(want_arena_.data(), arena_.get(), arena_win_);
+		std::memcpy(want_remote_.data(), remote_.data(), remote_win_);
+
+		const std::array<int, kFaultPoints.size()> hits0 = Hits();
+		io.free0 = pool_->nr_free;
+		io.total0 = pool_->nr_total;
+		const u32 mr_pages = rdma_io_pool_mr_pages(pool_);
+		io.need = mr_pages ? mirror::model::Model(io.entries, io.offset,
+							  mr_pages).runs.size() : 0;
 
 		rdma_io_ctx ctx;
-		int wrs = rdma_io_ctx_init(&ctx, pool_, sg.data(), sg.size(),
-					   offset, uintptr_t(remote_.data()),
-					   rmr_->ibmr.rkey,
-					   read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-		if (wrs <= 0) {
-			Check(wrs == -EOPNOTSUPP || wrs == -EAGAIN ||
-			      wrs == -ENOMEM || wrs == -EIO, "init errno");
-			Check(!std::memcmp(before_.data(), arena_, end),
-			      "a refused I/O changed memory");
-			return 0;
+		io.wrs = rdma_io_ctx_init(&ctx, pool_, io.sg.data(), io.sg.size(),
+					  io.offset,
+					  uintptr_t(remote_.data() + io.remote_off),
+					  rmr_->ibmr.rkey,
+					  io.read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+		if (io.wrs <= 0) {
+			std::optional<Refusal> why = ExplainInit(io, Fired(hits0));
+			if (!MemoryAsBefore())
+				return Fail(t, io, "a refused I/O changed memory");
+			if (sim::counters().dma_maps_live)
+				return Fail(t, io, "a refused I/O left a DMA mapping");
+			if (!why)
+				return Fail(t, io, "init refused the I/O with no cause "
+					    "the run can name");
+			t.refused[size_t(*why)]++;
+			return;
 		}
+		io.backend = rdma_io_ctx_backend(&ctx);
+		if (io.force && std::strcmp(io.backend, io.force))
+			Fail(t, io, std::string("forced, but moved by ") +
+				    rdma_io_ctx_backend(&ctx));
+
 		ib_cqe cqe{};
 		auto &cq = sim::completions(lqp_);
 		size_t n0 = cq.size();
-		if (rdma_io_ctx_post(&ctx, &cqe, nullptr)) {
-			// Refused before it reached the device (an injected
-			// fault): the QP is intact, the MRs are quarantined.
-			Check(cq.size() == n0, "a refused post completed");
-			rdma_io_ctx_destroy(&ctx, nullptr);
-			return 0;
-		}
+		int rc = rdma_io_ctx_post(&ctx, &cqe, nullptr);
 		sim::drain();
-		Check(cq.size() == n0 + 1 && cq.back().status == IB_WC_SUCCESS,
-		      "completion");
-		u64 off = 0;
-		for (size_t i = 0; i < sg.size(); i++) {
-			u32 skip = i ? 0 : offset;
-			Check(!std::memcmp(static_cast<u8 *>(sg[i].buf) + skip,
-					   remote_.data() + off,
-					   sg[i].length - skip), "data");
-			off += sg[i].length - skip;
+		if (rc)
+			return PostRefused(t, io, ctx, rc, Fired(hits0), cq.size() != n0);
+		if (cq.size() != n0 + 1 || cq.back().cqe != &cqe ||
+		    cq.back().status != IB_WC_SUCCESS) {
+			// The QP is in error: the rest of this device's
+			// I/Os would only flush.
+			broken_ = true;
+			ib_wc wc{};
+			wc.status = cq.size() > n0 ? cq.back().status : IB_WC_WR_FLUSH_ERR;
+			rdma_io_ctx_destroy(&ctx, &wc);
+			return Fail(t, io, "completion: " +
+				    std::to_string(cq.size() - n0) + " entries, status " +
+				    std::to_string(wc.status));
 		}
-		Check(off == ctx.length, "length");
+
+		// What both sides must hold now: the sink's bytes replaced by
+		// the source's, in SG order from the offset on.
+		u64 off = 0;
+		for (size_t i = 0; i < io.sg.size(); i++) {
+			u32 skip = i ? 0 : io.offset;
+			size_t local = static_cast<u8 *>(io.sg[i].buf) - arena_.get() + skip;
+			size_t far = io.remote_off + off;
+			size_t n = io.sg[i].length - skip;
+
+			if (io.read)
+				std::memcpy(&want_arena_[local], &want_remote_[far], n);
+			else
+				std::memcpy(&want_remote_[far], &want_arena_[local], n);
+			off += n;
+		}
+		bool ok = true;
+		if (off != ctx.length)
+			ok = false, Fail(t, io, "length " + std::to_string(ctx.length));
+		if (std::string bad = Compare(io); !bad.empty())
+			ok = false, Fail(t, io, bad);
+		// Rule 3: a temporary READ sink's key dies with its READ.
+		for (u32 i = 0; i < ctx.nr_mrs; i++) {
+			const rdma_mr *mr = ctx.mrs[i];
+			const sim::Mr *hw = local_.find_mr(mr->key);
+
+			if (mrcore_access_is_remote(mr->access) && hw && hw->valid &&
+			    (mr->key & 0xff) == hw->key_byte)
+				ok = false, Fail(t, io, "a READ sink's key outlived the READ");
+		}
 		ib_wc wc{};
+		wc.status = IB_WC_SUCCESS;
 		rdma_io_ctx_destroy(&ctx, &wc);
 		cq.clear();
-		return 1;
+		if (sim::counters().dma_maps_live)
+			ok = false, Fail(t, io, "a completed I/O left a DMA mapping");
+		t.moved += ok;
 	}
 
 	rdma_io_pool *pool() { return pool_; }
-
-	// Bytes that differ between shifts, computed once per process.
-	static const std::vector<u8> &Pattern()
-	{
-		static const std::vector<u8> p = [] {
-			std::vector<u8> v(kBytes + 256);
-
-			for (size_t i = 0; i < v.size(); i++)
-				v[i] = u8(i * 31 + i / 251);
-			return v;
-		}();
-		return p;
-	}
+	// A completion failed: the QP is in error.
+	bool broken() const { return broken_; }
 
 private:
 	static constexpr size_t kBytes = kArenaPages * PAGE_SIZE;
+	static constexpr size_t kRemoteBytes = kBytes + 2 * PAGE_SIZE;
 
-	const sim::Profile &profile_;
+	struct Free {
+		void operator()(u8 *p) const { std::free(p); }
+	};
+
+	// One I/O as drawn, and the pool before it.
+	struct Io {
+		bool read = false;
+		const char *force = nullptr;
+		std::vector<scatterlist> sg;
+		std::vector<mirror::model::Entry> entries;
+		u32 offset = 0;
+		u64 remote_off = 0;
+		u64 length = 0;
+		u32 free0 = 0, total0 = 0;
+		size_t need = 0;	// MRs a registered backend takes
+		int wrs = 0;
+		const char *backend = "none";
+	};
+
+	static std::array<int, kFaultPoints.size()> Hits()
+	{
+		std::array<int, kFaultPoints.size()> h{};
+		for (size_t i = 0; i < h.size(); i++)
+			h[i] = rdma_mrcore_fault_hits(kFaultPoints[i]);
+		return h;
+	}
+
+	// Which points injected a failure since @before.
+	static std::array<bool, kFaultPoints.size()>
+	Fired(const std::array<int, kFaultPoints.size()> &before)
+	{
+		std::array<int, kFaultPoints.size()> now = Hits();
+		std::array<bool, kFaultPoints.size()> f{};
+		for (size_t i = 0; i < f.size(); i++)
+			f[i] = now[i] > before[i];
+		return f;
+	}
+
+	bool Iwarp() const { return o_.profile->iwarp; }
+
+	// Whether a forced backend can move this I/O at all (with MRs enough).
+	bool CanServe(const Io &io) const
+	{
+		const std::string f = io.force;
+		const bool iwarp_read = Iwarp() && io.read;
+
+		// No iWARP READ on the PD's DMA lkey, however short: the
+		// sink must be an MR with REMOTE_WRITE (drivers/multiread.c).
+		if (f == "multiread")
+			return !iwarp_read;
+		if (f == "frwr")
+			return o_.profile->mem_mgt_extensions && io.total0 && !iwarp_read;
+		if (f == "iwarp")
+			return iwarp_read && o_.profile->mem_mgt_extensions && io.total0;
+		if (f == "fmr")
+			return o_.profile->fmr_max_pages && io.total0 && !iwarp_read;
+		return false;
+	}
+
+	// The documented cause of an init refusal, if there is one.
+	std::optional<Refusal> ExplainInit(const Io &io,
+					   const std::array<bool, kFaultPoints.size()> &fired) const
+	{
+		const bool iwarp_read = Iwarp() && io.read;
+
+		switch (io.wrs) {
+		case -ENOMEM:
+			if (fired[size_t(Point::kDmaMap)])
+				return Refusal::kDmaMapFault;
+			break;
+		case -EIO:
+			if (fired[size_t(Point::kMapShort)])
+				return Refusal::kMapShortFault;
+			break;
+		case -EAGAIN:
+			if (fired[size_t(Point::kPoolEmpty)])
+				return Refusal::kPoolEmptyFault;
+			if (io.need > io.free0 && io.force)
+				return Refusal::kPoolDryForced;
+			if (io.need > io.free0 && iwarp_read)
+				return Refusal::kPoolDryIwarpRead;
+			break;
+		case -EOPNOTSUPP:
+			if (io.force && !CanServe(io))
+				return Refusal::kForcedCannotServe;
+			// An iWARP READ sink needs an MR; recycling failures
+			// (mr_alloc) left the pool none.
+			if (!io.force && iwarp_read && !io.total0)
+				return Refusal::kPoolDryIwarpRead;
+			break;
+		}
+		return std::nullopt;
+	}
+
+	// A post refused before reaching the device: nothing ran, and the
+	// MRs (their keys now in an unknown state) are quarantined.
+	void PostRefused(Tally &t, const Io &io, rdma_io_ctx &ctx, int rc,
+			 const std::array<bool, kFaultPoints.size()> &fired,
+			 bool completed)
+	{
+		std::vector<u32> keys;
+		for (u32 i = 0; i < ctx.nr_mrs; i++)
+			keys.push_back(ctx.mrs[i]->key);
+		const u32 free = pool_->nr_free;
+		rdma_io_ctx_destroy(&ctx, nullptr);
+		const u32 back = pool_->nr_free - free;
+		rdma_io_pool_drain(pool_);
+
+		if (completed)
+			return Fail(t, io, "a refused post completed");
+		if (!MemoryAsBefore())
+			return Fail(t, io, "a refused post changed memory");
+		if (back)
+			return Fail(t, io, "a failed I/O's MRs went straight back to "
+				    "the free list");
+		for (u32 key : keys)
+			if (local_.find_mr(key))
+				return Fail(t, io, "a failed I/O's key outlived its "
+					    "quarantine");
+		if (rc != -ENOMEM || !fired[size_t(Point::kPostSend)])
+			return Fail(t, io, "post returned " + std::to_string(rc) +
+				    " with no fault armed");
+		t.refused[size_t(Refusal::kPostSendFault)]++;
+	}
+
+	bool MemoryAsBefore() const
+	{
+		return !std::memcmp(arena_.get(), want_arena_.data(), arena_win_) &&
+		       !std::memcmp(remote_.data(), want_remote_.data(), remote_win_);
+	}
+
+	// Where the bytes differ from what they must be, or "".
+	std::string Compare(const Io &io) const
+	{
+		struct Side {
+			const char *name;
+			std::span<const u8> got, want;
+			bool sink;
+		};
+		for (const Side &s : {Side{"local", {arena_.get(), arena_win_},
+					   {want_arena_.data(), arena_win_}, io.read},
+				      Side{"remote", {remote_.data(), remote_win_},
+					   {want_remote_.data(), remote_win_}, !io.read}}) {
+			size_t i = FirstDiff(s.got, s.want);
+			if (i == s.got.size())
+				continue;
+			return std::string(s.name) + (s.sink ? " sink" : " source") +
+			       " differs at byte " + std::to_string(i) + " (page " +
+			       std::to_string(i / PAGE_SIZE) + " offset " +
+			       std::to_string(i % PAGE_SIZE) + ")" +
+			       (s.sink ? "" : ": the source changed");
+		}
+		return "";
+	}
+
+	void Fail(Tally &t, const Io &io, const std::string &what)
+	{
+		if (t.failures++ < 10 || o_.on_failure == OnFailure::kAbort) {
+			std::string sg;
+			for (const scatterlist &s : io.sg)
+				sg += " " + std::to_string(static_cast<u8 *>(s.buf) -
+							   arena_.get()) +
+				      "+" + std::to_string(s.length);
+			std::fprintf(stderr,
+				     "random I/O: FAIL: %s\n  %s%s %s%s%s, %s, init %d, "
+				     "offset %u, remote +%llu, %llu bytes, pool %u/%u "
+				     "free, %zu MRs needed, SG:%s\n",
+				     what.c_str(), o_.profile->name,
+				     o_.read_inv ? "" : " without READ_WITH_INV",
+				     io.read ? "READ" : "WRITE",
+				     io.force ? " forced " : "", io.force ? io.force : "",
+				     io.backend, io.wrs, io.offset,
+				     static_cast<unsigned long long>(io.remote_off),
+				     static_cast<unsigned long long>(io.length),
+				     io.free0, io.total0, io.need, sg.c_str());
+		}
+		if (o_.on_failure == OnFailure::kAbort)
+			std::abort();
+	}
+
+	IoEnvOptions o_;
 	sim::Hca local_, peer_;
 	ib_pd *lpd_, *ppd_;
 	ib_qp *lqp_ = nullptr, *pqp_ = nullptr;
 	rdma_io_pool *pool_ = nullptr;
 	sim::Mr *rmr_ = nullptr;
-	u8 *arena_;
-	std::vector<u8> remote_, before_;
-	const std::vector<u8> &pattern_;
-	unsigned int seed_ = 0;
+	std::unique_ptr<u8[], Free> arena_;
+	std::vector<u8> remote_;
+	const u64 arena_id_ = NewBufferId(), remote_id_ = NewBufferId();
+	std::vector<u8> want_arena_, want_remote_;
+	size_t arena_win_ = 0, remote_win_ = 0;
+	u64 seed_ = 0;
+	bool broken_ = false;
 };
 
-inline void CheckNothingLeft()
+// Nothing allocated, mapped, referenced or warned about; prints what is.
+inline bool NothingLeft()
 {
 	const sim::Counters &c = sim::counters();
+	bool ok = !c.kmalloc_live && !c.mrs_live && !c.dma_maps_live &&
+		  !c.module_refs && !c.dma_api_errors && !c.warnings &&
+		  !c.fmr_remap_unflushed;
 
-	Check(!c.kmalloc_live && !c.mrs_live && !c.dma_maps_live &&
-	      !c.module_refs && !c.dma_api_errors && !c.warnings &&
-	      !c.fmr_remap_unflushed, "leak or misuse at teardown");
+	if (!ok)
+		std::fprintf(stderr, "random I/O: left behind: %ld allocations, "
+			     "%ld MRs, %ld DMA maps, %ld module refs, %ld DMA-API "
+			     "errors, %ld warnings, %ld unflushed FMR remaps\n",
+			     c.kmalloc_live, c.mrs_live, c.dma_maps_live,
+			     c.module_refs, c.dma_api_errors, c.warnings,
+			     c.fmr_remap_unflushed);
+	return ok;
 }
 
 } // namespace mirror

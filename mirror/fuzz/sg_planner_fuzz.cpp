@@ -4,19 +4,28 @@
 //
 // The input describes a DMA-mapped scatterlist (entry addresses and lengths
 // chosen near page boundaries, contiguous or not) and a page budget per MR.
-// Checked: mrcore_sg_shape() and mrcore_sg_next_chunk() agree with a
-// brute-force model page by page; the runs cover every byte once, in order,
-// each within the budget, and each run's page list (as a backend would
-// build it with rdma_mr_sg_pages()) has exactly the run's page count.
+// Checked exactly against an independent model (sg_model.h): the shape
+// (length, page count, holes) of mrcore_sg_shape(); every run of
+// mrcore_sg_next_chunk() (first entry and offset, entries, bytes, end in
+// its last entry, page count within the budget), and its page list as a
+// backend builds it with rdma_mr_sg_pages(), page for page in order with
+// no page twice; and the number of runs.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
-#include <set>
 #include <vector>
 
 #include "hca.h"
+#include "sg_model.h"
 
 namespace {
+
+[[noreturn]] void Fail(const char *what)
+{
+	std::fprintf(stderr, "sg_planner: %s\n", what);
+	std::abort();
+}
 
 struct Reader {
 	const uint8_t *p;
@@ -66,40 +75,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint32_t offset = r.u(2) % sg[0].dma_length;
 
+	// What the planner must answer, from the model.
+	std::vector<mirror::model::Entry> entries;
+	for (const scatterlist &s : sg)
+		entries.push_back({.addr = s.dma_address, .len = s.dma_length});
+	const mirror::model::Plan want = mirror::model::Model(entries, offset,
+							      max_pages);
+
 	struct mrcore_sg_shape shape;
 	if (mrcore_sg_shape(sg.data(), offset, nents, &shape))
-		std::abort();	// these lists have no empty entries, no wrap
+		Fail("shape refused a list without empty entries or wrap");
+	if (shape.length != want.length)
+		Fail("shape: length");
+	if (shape.holes != want.holes)
+		Fail("shape: holes");
+	if (shape.npages != want.npages)
+		Fail("shape: page count");
 
-	// Model: the set of pages the bytes touch, and the holes.
-	std::set<u64> pages;
-	u64 length = 0, holes = 0, prev_end = 0;
-	for (unsigned int i = 0; i < nents; i++) {
-		u64 s = sg[i].dma_address + (i ? 0 : offset);
-		u64 e = sg[i].dma_address + sg[i].dma_length;
-		if (i && s != prev_end && ((prev_end | s) & ~PAGE_MASK))
-			holes++;
-		for (u64 pg = s & PAGE_MASK; pg < e; pg += PAGE_SIZE)
-			pages.insert(pg);
-		length += e - s;
-		prev_end = e;
-	}
-	if (shape.length != length || shape.holes != holes)
-		std::abort();
-	// Entries on distinct pages count every page; shared pages only
-	// when contiguous, so the shape may only exceed the distinct set.
-	if (shape.npages < pages.size())
-		std::abort();
-
-	// The runs: every byte once, in order, within the budget.
+	// The runs, one by one: where each starts, what it covers, its exact
+	// page list (count, order, no page twice), and no run more or less.
 	mrcore_sg_iter it;
 	mrcore_chunk c;
-	u64 covered = 0;
-	unsigned int runs = 0;
+	size_t k = 0;
 	mrcore_sg_iter_init(&it, sg.data(), offset, nents);
 	while (mrcore_sg_next_chunk(&it, max_pages, &c)) {
-		if (!c.nents || !c.length || c.npages > max_pages ||
-		    ++runs > length)
-			std::abort();
+		if (k == want.runs.size())
+			Fail("more runs than the model");
+		const mirror::model::Run &run = want.runs[k++];
+		if (size_t(c.sg - sg.data()) != run.first || c.offset != run.offset)
+			Fail("run starts elsewhere");
+		if (size_t(c.nents) != run.nents || c.length != run.length ||
+		    c.last_end != run.last_end)
+			Fail("run covers other bytes");
+		if (c.npages != run.pages.size() || c.npages > max_pages)
+			Fail("run page count");
 		rdma_mr mr{};
 		mr.sg = c.sg;
 		mr.sg_offset = c.offset;
@@ -107,14 +116,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mr.length = c.length;
 		std::vector<u64> list(max_pages);
 		int n = rdma_mr_sg_pages(&mr, list.data(), max_pages);
-		if (n != int(c.npages))
-			std::abort();
-		for (int i = 0; i < n; i++)
-			if (list[i] & ~PAGE_MASK || !pages.count(list[i]))
-				std::abort();
-		covered += c.length;
+		if (n < 0)
+			Fail("page list refused");
+		list.resize(n);
+		if (list != run.pages)
+			Fail("page list differs from the model");
+		// The generator's addresses only grow: pages strictly increase.
+		for (size_t i = 1; i < list.size(); i++)
+			if (list[i] <= list[i - 1])
+				Fail("page list out of order or repeated");
 	}
-	if (covered != length || it.left)
-		std::abort();
+	if (k != want.runs.size())
+		Fail("fewer runs than the model");
+	if (it.left)
+		Fail("iterator not at the end");
 	return 0;
 }

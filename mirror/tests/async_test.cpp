@@ -33,18 +33,18 @@ protected:
 					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	}
 
-	bool Landed(unsigned int pages, unsigned int first = 0,
-		    unsigned int remote_page = 0)
+	// The READ over @sg (from @remote_page on) moved its bytes: the
+	// poisoned sink pages hold the remote bytes, the remote buffer and
+	// the guards around each sink page are unchanged.
+	::testing::AssertionResult ReadLanded(const Sg &sg,
+					      unsigned int remote_page = 0)
 	{
-		for (unsigned int i = 0; i < pages; i++)
-			if (std::memcmp(arena_.at((first + 2 * i) * PAGE_SIZE),
-					remote_.at((remote_page + i) * PAGE_SIZE),
-					PAGE_SIZE))
-				return false;
-		return true;
+		return Moved(IoMoves(sg, 0, remote_.at(remote_page * PAGE_SIZE),
+				     true));
 	}
 
-	// The status of the completion of @cqe, or 99 if none came.
+	// The status of the completion of @cqe, or
+	// IB_WC_GENERAL_ERR_FOR_TESTS if none came.
 	ib_wc_status StatusOf(ib_qp *qp, const ib_cqe *cqe)
 	{
 		for (const sim::Completion &c : sim::completions(qp))
@@ -70,8 +70,7 @@ TEST_F(AsyncTest, NothingRunsBeforeTheDeviceDoes)
 {
 	SetUpIo(sim::kRoce, 1, 256);
 	ExposeRemote(256 * PAGE_SIZE);
-	remote_.fill(3);
-	arena_.zero();
+	Prepare(true, 3);
 	rdma_io_ctx ctx;
 	Sg sg;
 	ASSERT_EQ(Init(&ctx, &sg, 256, true), 2);	// frwr: REG_MR, READ
@@ -82,16 +81,16 @@ TEST_F(AsyncTest, NothingRunsBeforeTheDeviceDoes)
 	EXPECT_EQ(sim::queued(local_.qp), 2u);
 	EXPECT_TRUE(sim::completions(local_.qp).empty());
 	EXPECT_FALSE(local_.hca->find_mr(key)->valid) << "REG_MR ran at post";
-	EXPECT_FALSE(Landed(256)) << "READ ran at post";
+	EXPECT_TRUE(Untouched(arena_)) << "READ ran at post";
 
 	EXPECT_EQ(sim::step(local_.qp, 1), 1u);		// the REG_MR
 	EXPECT_TRUE(local_.hca->find_mr(key)->valid);
-	EXPECT_FALSE(Landed(256));
+	EXPECT_TRUE(Untouched(arena_)) << "READ ran with the REG_MR";
 	EXPECT_TRUE(sim::completions(local_.qp).empty());
 
 	EXPECT_EQ(sim::drain(), 1u);			// the READ
 	EXPECT_EQ(sim::queued(local_.qp), 0u);
-	EXPECT_TRUE(Landed(256));
+	EXPECT_TRUE(Landed(sg, true));
 	ASSERT_EQ(sim::completions(local_.qp).size(), 1u);
 	EXPECT_EQ(StatusOf(local_.qp, &cqe), IB_WC_SUCCESS);
 	EXPECT_EQ(sim::drain(), 0u);
@@ -106,8 +105,7 @@ TEST_F(AsyncTest, InFlightIoIsFlushedWrByWr)
 {
 	SetUpIo(sim::kIwarp, 1, 8);
 	ExposeRemote(8 * PAGE_SIZE);
-	remote_.fill(4);
-	arena_.zero();
+	Prepare(true, 4);
 	rdma_io_ctx ctx;
 	Sg sg;
 	ASSERT_EQ(Init(&ctx, &sg, 8, true), 2);	// REG_MR, READ_WITH_INV
@@ -123,7 +121,8 @@ TEST_F(AsyncTest, InFlightIoIsFlushedWrByWr)
 	EXPECT_EQ(cq[0].status, IB_WC_WR_FLUSH_ERR);
 	EXPECT_EQ(cq[1].cqe, &cqe);
 	EXPECT_EQ(cq[1].status, IB_WC_WR_FLUSH_ERR);
-	EXPECT_FALSE(Landed(8));
+	EXPECT_TRUE(Untouched(arena_)) << "a flushed READ moved data";
+	EXPECT_TRUE(Untouched(remote_));
 
 	ib_wc flush = Wc(IB_WC_WR_FLUSH_ERR);
 	rdma_io_ctx_destroy(&ctx, &flush);
@@ -142,6 +141,7 @@ TEST_F(AsyncTest, ErrorCatchesAChainHalfDone)
 	local_.hca->dev()->no_read_inv = true;
 	ExposeRemote(8 * PAGE_SIZE);
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "iwarp"), 0);
+	Prepare(true, 5);
 	rdma_io_ctx ctx;
 	Sg sg;
 	ASSERT_EQ(Init(&ctx, &sg, 8, true), 3);	// REG_MR, READ, LOCAL_INV
@@ -159,6 +159,7 @@ TEST_F(AsyncTest, ErrorCatchesAChainHalfDone)
 	EXPECT_EQ(cq[1].opcode, IB_WR_LOCAL_INV);
 	EXPECT_EQ(Count(local_.qp, IB_WC_WR_FLUSH_ERR), 2u);
 	EXPECT_TRUE(local_.hca->find_mr(key)->valid) << "the sink's key lives";
+	EXPECT_TRUE(Untouched(arena_)) << "the flushed READ moved data";
 
 	ib_wc flush = Wc(IB_WC_WR_FLUSH_ERR);
 	rdma_io_ctx_destroy(&ctx, &flush);
@@ -186,8 +187,7 @@ TEST_F(AsyncTest, FullSendQueueRefusesTheIoCleanly)
 	ExposeRemote(256 * PAGE_SIZE);
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
 	sim::set_max_send_wr(local_.qp, 3);
-	remote_.fill(6);
-	arena_.zero();
+	Prepare(true, 6);
 	rdma_io_ctx a, b, c;
 	Sg sa, sb, sc;
 	ib_cqe ca{}, cb{}, cc{};
@@ -215,7 +215,8 @@ TEST_F(AsyncTest, FullSendQueueRefusesTheIoCleanly)
 	ib_wc flush = Wc(IB_WC_WR_FLUSH_ERR);
 	rdma_io_ctx_destroy(&a, &flush);
 	rdma_io_ctx_destroy(&b, nullptr);
-	EXPECT_FALSE(Landed(8, 0, 0) || Landed(8, 20, 8) || Landed(8, 40, 16));
+	EXPECT_TRUE(Untouched(arena_)) << "a flushed or refused READ moved data";
+	EXPECT_TRUE(Untouched(remote_));
 	EXPECT_EQ(sim::counters().dma_maps_live, 0);
 	EXPECT_EQ(rdma_io_pool_drain(pool_), 3u);
 	EXPECT_EQ(sim::counters().dma_api_errors, 0);
@@ -235,11 +236,12 @@ TEST_F(AsyncTest, RemoteAccessErrorPutsBothQpsInError)
 		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
 	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
 				   remote_.addr(0), rkey() + 1, DMA_TO_DEVICE), 2);
+	Prepare(false, 7);
 
 	// The peer has a WRITE of its own queued, not yet run.
-	std::vector<u8> mem(64, 0x5a);
-	ib_sge sge = {reinterpret_cast<uintptr_t>(mem.data()), 64,
-		      peer_.pd->local_dma_lkey};
+	Buffer mem(1);
+	mem.fill(8);
+	ib_sge sge = {mem.addr(0), 64, peer_.pd->local_dma_lkey};
 	ib_rdma_wr wr{};
 	ib_cqe peer_cqe{};
 	wr.wr.opcode = IB_WR_RDMA_WRITE;
@@ -263,6 +265,10 @@ TEST_F(AsyncTest, RemoteAccessErrorPutsBothQpsInError)
 	ib_wc err = Wc(IB_WC_REM_ACCESS_ERR);
 	rdma_io_ctx_destroy(&ctx, &err);
 	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
+	// Neither WRITE landed, and neither source changed.
+	EXPECT_TRUE(Untouched(remote_));
+	EXPECT_TRUE(Untouched(arena_));
+	EXPECT_TRUE(Untouched(mem));
 }
 
 class AsyncSeedTest : public AsyncTest,
@@ -288,8 +294,7 @@ TEST_P(AsyncSeedTest, CompletedAndFlushedMixed)
 		rdma_io_pool *pool2 = rdma_io_pool_create(qp2, 1, kIos, kPages);
 		ASSERT_FALSE(IS_ERR(pool2));
 		ASSERT_EQ(rdma_io_pool_force_backend(pool2, "frwr"), 0);
-		remote_.fill(unsigned(seed));
-		arena_.zero();
+		Prepare(true, unsigned(seed));
 
 		rdma_io_ctx ctx[2 * kIos];
 		Sg sg[2 * kIos];
@@ -316,17 +321,17 @@ TEST_P(AsyncSeedTest, CompletedAndFlushedMixed)
 		for (unsigned int i = 0; i < 2 * kIos; i++) {
 			ib_qp *qp = i < kIos ? local_.qp : qp2;
 			ib_wc wc = Wc(StatusOf(qp, &cqe[i]));
-			bool landed = true;
 
-			for (unsigned int j = 0; j < kPages; j++)
-				landed &= !std::memcmp(
-					arena_.at(2 * (i * kPages + j) * PAGE_SIZE),
-					remote_.at((i * kPages + j) * PAGE_SIZE),
-					PAGE_SIZE);
 			if (wc.status == IB_WC_SUCCESS) {
-				EXPECT_TRUE(landed) << "I/O " << i;
+				EXPECT_TRUE(ReadLanded(sg[i], i * kPages)) << "I/O " << i;
 				ok++;
 			} else {
+				// Flushed: the READ never ran, its sink
+				// pages hold their poison.
+				for (const scatterlist &s : sg[i].entries())
+					EXPECT_TRUE(Untouched(std::span(
+						static_cast<const u8 *>(s.buf), s.length)))
+						<< "flushed I/O " << i;
 				EXPECT_EQ(wc.status, IB_WC_WR_FLUSH_ERR) << "I/O " << i;
 				EXPECT_GE(i, kIos) << "a flush on the healthy QP";
 				flushed++;
@@ -334,6 +339,11 @@ TEST_P(AsyncSeedTest, CompletedAndFlushedMixed)
 			rdma_io_ctx_destroy(&ctx[i], &wc);
 		}
 		EXPECT_EQ(ok + flushed, 2 * kIos);
+		// No I/O wrote between the sink pages, none changed the source.
+		for (unsigned int p = 1; p < 4 * kIos * kPages; p += 2)
+			EXPECT_TRUE(Untouched(arena_.span(p * PAGE_SIZE, PAGE_SIZE)))
+				<< "page " << p;
+		EXPECT_TRUE(Untouched(remote_));
 		EXPECT_GE(ok, kIos);
 		EXPECT_GE(flushed, 1u) << "the seed broke nothing";
 		EXPECT_EQ(sim::counters().dma_maps_live, 0);

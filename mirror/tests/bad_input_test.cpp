@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
 // Every row of kunit/bad_input_cases.h on the simulated HCA: the documented
-// errno, and (checked at teardown) nothing left behind.
+// errno, memory unchanged, and (checked at teardown) nothing left behind.
 #include "fixture.h"
 
 #include "../../kunit/bad_input_cases.h"
@@ -43,6 +43,9 @@ TEST_P(BadInputTest, DocumentedErrnoAndNothingLeft)
 	EXPECT_EQ(GetParam().run(&env_), GetParam().expect);
 	EXPECT_EQ(sim::counters().dma_maps_live, maps);
 	EXPECT_EQ(sim::counters().mrs_live, mrs);
+	// Refused input moves nothing: the memory holds what it was filled with.
+	EXPECT_TRUE(Untouched(arena_));
+	EXPECT_TRUE(sim::completions(local_.qp).empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BadInputTest, ::testing::ValuesIn(mrcore_bad_cases),

@@ -60,21 +60,10 @@ protected:
 		rdma_io_ctx ctx;
 		Sg sg;
 
-		remote_.fill(11, c.pages * PAGE_SIZE);
-		arena_.fill(12);
+		Prepare(c.read, 12);
 		ASSERT_GT(InitIo(&ctx, &sg), 0);
-		std::vector<u8> want(c.pages * PAGE_SIZE);
-		for (unsigned int i = 0; i < c.pages; i++)
-			std::memcpy(&want[i * PAGE_SIZE],
-				    c.read ? remote_.at(i * PAGE_SIZE) :
-					     static_cast<u8 *>(sg.get()[i].buf),
-				    PAGE_SIZE);
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-		for (unsigned int i = 0; i < c.pages; i++)
-			ASSERT_EQ(std::memcmp(&want[i * PAGE_SIZE],
-					      c.read ? static_cast<u8 *>(sg.get()[i].buf) :
-						       remote_.at(i * PAGE_SIZE),
-					      PAGE_SIZE), 0) << "page " << i;
+		EXPECT_TRUE(Landed(sg, c.read));
 		ib_wc ok{};
 		rdma_io_ctx_destroy(&ctx, &ok);
 	}
@@ -99,10 +88,11 @@ TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_mr_length(mr), 0u);
 		ASSERT_EQ(MapRkey(mr, &sg, &key, &iova), 0);
-		std::vector<u8> got(c.pages * PAGE_SIZE);
-		ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, got.data(),
+		Buffer got(c.pages);
+		got.poison(1);
+		ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, got.at(0),
 				   got.size()), IB_WC_SUCCESS);
-		EXPECT_EQ(std::memcmp(got.data(), arena_.at(0), got.size()), 0);
+		EXPECT_TRUE(Moved(arena_.span(0, got.size()), got.bytes()));
 		ib_send_wr *inv = nullptr;
 		ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);
 		Post(local_.qp, inv);
@@ -133,14 +123,20 @@ TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
 	case FAULT_OP_IO_INIT: {
 		rdma_io_ctx ctx;
 		Sg sg;
+		Prepare(c.read, 11);
 		Arm();
 		int ret = InitIo(&ctx, &sg);
 		ASSERT_EQ(ret, c.expect);
 		if (ret > 0) {
+			// The fallback the fault led to moves the data too.
 			EXPECT_STREQ(rdma_io_ctx_backend(&ctx), c.backend);
 			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+			EXPECT_TRUE(Landed(sg, c.read));
 			ib_wc ok{};
 			rdma_io_ctx_destroy(&ctx, &ok);
+		} else {
+			EXPECT_TRUE(Untouched(arena_));
+			EXPECT_TRUE(Untouched(remote_));
 		}
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
@@ -150,11 +146,15 @@ TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
 	case FAULT_OP_IO_POST: {
 		rdma_io_ctx ctx;
 		Sg sg;
+		Prepare(c.read, 11);
 		ASSERT_GT(InitIo(&ctx, &sg), 0);
 		Arm();
 		ib_cqe cqe{};
 		EXPECT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), c.expect);
+		sim::drain();
 		EXPECT_TRUE(sim::completions(local_.qp).empty());
+		EXPECT_TRUE(Untouched(arena_)) << "a refused post moved data";
+		EXPECT_TRUE(Untouched(remote_)) << "a refused post moved data";
 		rdma_io_ctx_destroy(&ctx, nullptr);
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);

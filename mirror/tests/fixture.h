@@ -11,37 +11,94 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "hca.h"
+#include "pattern.h"
 
 namespace mirror {
 
-// Page-aligned memory with a recognisable pattern.
+// Page-aligned memory filled with position-unique bytes (pattern.h): data
+// for a source, poison for a sink.  Every byte derives from the buffer's
+// identity, the page, the offset and the seed, and the buffer keeps a copy
+// of what it was filled with, so a check knows what every byte held before.
 class Buffer {
 public:
-	explicit Buffer(size_t pages) : size_(pages * PAGE_SIZE)
+	explicit Buffer(size_t pages)
+		: size_(pages * PAGE_SIZE),
+		  p_(static_cast<u8 *>(std::aligned_alloc(PAGE_SIZE, size_))),
+		  filled_(size_)
 	{
-		p_ = static_cast<u8 *>(std::aligned_alloc(PAGE_SIZE, size_));
+		Registry().push_back(this);
 		fill(0);
 	}
-	~Buffer() { std::free(p_); }
+	~Buffer() { std::erase(Registry(), this); }
 	Buffer(const Buffer &) = delete;
 	Buffer &operator=(const Buffer &) = delete;
 
-	u8 *at(size_t off) { return p_ + off; }
-	u64 addr(size_t off) const { return reinterpret_cast<uintptr_t>(p_ + off); }
+	u8 *at(size_t off) { return p_.get() + off; }
+	const u8 *at(size_t off) const { return p_.get() + off; }
+	u64 addr(size_t off) const { return reinterpret_cast<uintptr_t>(p_.get() + off); }
 	size_t size() const { return size_; }
-	void fill(unsigned int seed, size_t len = ~size_t(0))
+	u64 id() const { return id_; }
+	std::span<u8> span(size_t off, size_t len) { return {at(off), len}; }
+	std::span<const u8> span(size_t off, size_t len) const { return {at(off), len}; }
+	std::span<const u8> bytes() const { return span(0, size_); }
+
+	// Source data of round @seed, in the whole buffer.
+	void fill(unsigned int seed) { Write({.buffer = id_, .seed = seed}); }
+	// A sink: poison of round @seed, unlike any data of any buffer.
+	void poison(unsigned int seed)
 	{
-		for (size_t i = 0; i < std::min(len, size_); i++)
-			p_[i] = static_cast<u8>(i * 7 + seed * 13 + 1);
+		Write({.buffer = id_, .seed = seed, .kind = Kind::kPoison});
 	}
-	void zero() { std::memset(p_, 0, size_); }
+	// What the buffer was last filled with.
+	const Pattern &pattern() const { return pattern_; }
+	// The byte at @off as the last fill left it.
+	u8 filled(size_t off) const { return filled_[off]; }
+	std::span<const u8> filled(size_t off, size_t len) const
+	{
+		return std::span(filled_).subspan(off, len);
+	}
+	bool holds(const u8 *p, size_t len = 1) const
+	{
+		return p >= at(0) && p + len <= at(0) + size_;
+	}
+
+	// The live buffer @p points into, if any.
+	static const Buffer *Owner(const u8 *p, size_t len = 1)
+	{
+		for (const Buffer *b : Registry())
+			if (b->holds(p, len))
+				return b;
+		return nullptr;
+	}
 
 private:
+	struct Free {
+		void operator()(u8 *p) const { std::free(p); }
+	};
+
+	void Write(const Pattern &p)
+	{
+		pattern_ = p;
+		Fill(filled_, p);
+		std::memcpy(p_.get(), filled_.data(), size_);
+	}
+
+	static std::vector<Buffer *> &Registry()
+	{
+		static std::vector<Buffer *> live;
+		return live;
+	}
+
 	size_t size_;
-	u8 *p_;
+	std::unique_ptr<u8[], Free> p_;
+	std::vector<u8> filled_;
+	u64 id_ = NewBufferId();
+	Pattern pattern_;
 };
 
 // A scatterlist over (page, offset, length) pieces of a buffer.
@@ -65,10 +122,167 @@ public:
 	}
 	scatterlist *get() { return v_.empty() ? nullptr : v_.data(); }
 	unsigned int n() const { return static_cast<unsigned int>(v_.size()); }
+	std::span<const scatterlist> entries() const { return v_; }
 
 private:
 	std::vector<scatterlist> v_;
 };
+
+// ---- data checks --------------------------------------------------------------
+
+// One range a transfer must have copied: @dst ends up holding @src's bytes.
+struct Move {
+	std::span<const u8> src;
+	std::span<const u8> dst;
+};
+
+// Bytes checked on each side of a destination.
+inline constexpr size_t kGuard = 256;
+
+namespace detail {
+
+inline std::string Where(const Buffer &b, const u8 *p)
+{
+	return "buffer " + std::to_string(b.id()) + " byte " +
+	       std::to_string(p - b.at(0)) + " (page " +
+	       std::to_string((p - b.at(0)) / PAGE_SIZE) + " offset " +
+	       std::to_string((p - b.at(0)) % PAGE_SIZE) + ")";
+}
+
+inline std::string Hex(u8 v)
+{
+	static const char d[] = "0123456789abcdef";
+	return std::string("0x") + d[v >> 4] + d[v & 15];
+}
+
+} // namespace detail
+
+// The ranges have not changed since their buffers were last filled.
+inline ::testing::AssertionResult Untouched(std::span<const u8> range)
+{
+	const Buffer *b = Buffer::Owner(range.data(), range.size());
+
+	if (!b)
+		return ::testing::AssertionFailure()
+		       << "range is not in a live Buffer: nothing to compare";
+	size_t off = range.data() - b->at(0);
+	size_t i = FirstDiff(range, b->filled(off, range.size()));
+	if (i == range.size())
+		return ::testing::AssertionSuccess();
+	return ::testing::AssertionFailure()
+	       << "changed at " << detail::Where(*b, range.data() + i) << ": "
+	       << detail::Hex(range[i]) << " instead of " << detail::Hex(b->filled(off + i));
+}
+
+inline ::testing::AssertionResult Untouched(const Buffer &b)
+{
+	return Untouched(b.bytes());
+}
+
+// What a transfer must have done, for ranges in Buffers: every source still
+// holds its data (the direction is right), every destination was poisoned
+// (it held something else, in every byte) and now holds its source's bytes,
+// and @guard bytes on each side of a destination, where no other
+// destination lies, are unchanged.
+inline ::testing::AssertionResult Moved(std::span<const Move> moves,
+					size_t guard = kGuard)
+{
+	for (size_t k = 0; k < moves.size(); k++) {
+		const Move &m = moves[k];
+		const Buffer *sb = Buffer::Owner(m.src.data(), m.src.size());
+		const Buffer *db = Buffer::Owner(m.dst.data(), m.dst.size());
+		const std::string what = "move " + std::to_string(k) + " (" +
+					 std::to_string(m.dst.size()) + " bytes): ";
+
+		if (m.src.size() != m.dst.size())
+			return ::testing::AssertionFailure() << what << "sizes differ";
+		if (!sb || !db)
+			return ::testing::AssertionFailure()
+			       << what << "source or destination outside a live Buffer";
+		if (sb->pattern().kind != Kind::kData ||
+		    db->pattern().kind != Kind::kPoison)
+			return ::testing::AssertionFailure()
+			       << what << "the source must hold data and the "
+				  "destination poison, or a transfer that did not "
+				  "happen could pass";
+		::testing::AssertionResult src = Untouched(m.src);
+		if (!src)
+			return ::testing::AssertionFailure()
+			       << what << "source " << src.message();
+		size_t i = FirstDiff(m.dst, m.src);
+		if (i < m.dst.size()) {
+			size_t off = m.dst.data() - db->at(0) + i;
+			bool poison = m.dst[i] == db->filled(off);
+			return ::testing::AssertionFailure()
+			       << what << "destination differs at byte " << i << ", "
+			       << detail::Where(*db, m.dst.data() + i) << ": "
+			       << detail::Hex(m.dst[i]) << " instead of "
+			       << detail::Hex(m.src[i]) << " from "
+			       << detail::Where(*sb, m.src.data() + i)
+			       << (poison ? "; never written (still poison)" : "");
+		}
+	}
+	// Guards: bytes next to a destination that no destination covers.
+	std::vector<std::pair<const u8 *, const u8 *>> dsts;
+	for (const Move &m : moves)
+		dsts.emplace_back(m.dst.data(), m.dst.data() + m.dst.size());
+	std::sort(dsts.begin(), dsts.end());
+	auto covered = [&](const u8 *p) {
+		auto it = std::upper_bound(dsts.begin(), dsts.end(),
+					   std::pair{p, static_cast<const u8 *>(nullptr)},
+					   [](const auto &a, const auto &b) {
+						   return a.first < b.first;
+					   });
+		// Ranges may not overlap: the one that starts last at or before p.
+		return it != dsts.begin() && p < std::prev(it)->second;
+	};
+	for (const Move &m : moves) {
+		const Buffer *db = Buffer::Owner(m.dst.data(), m.dst.size());
+		const u8 *lo = db->at(0), *hi = db->at(0) + db->size();
+		const u8 *start = m.dst.data(), *end = start + m.dst.size();
+
+		for (const auto &[from, to] :
+		     {std::pair{std::max(lo, start - std::min<size_t>(guard, start - lo)), start},
+		      std::pair{end, end + std::min<size_t>(guard, hi - end)}})
+			for (const u8 *p = from; p < to; p++)
+				if (!covered(p) && *p != db->filled(p - lo))
+					return ::testing::AssertionFailure()
+					       << "guard byte changed at "
+					       << detail::Where(*db, p) << ": "
+					       << detail::Hex(*p) << " instead of "
+					       << detail::Hex(db->filled(p - lo));
+	}
+	return ::testing::AssertionSuccess();
+}
+
+inline ::testing::AssertionResult Moved(std::span<const u8> src,
+					std::span<const u8> dst,
+					size_t guard = kGuard)
+{
+	const Move m{src, dst};
+	return Moved(std::span(&m, 1), guard);
+}
+
+// The moves of an RDMA READ into @sg (or a WRITE from it) with the remote
+// bytes from @remote on: @sg_offset bytes of the first entry skipped.
+inline std::vector<Move> IoMoves(const Sg &sg, u32 sg_offset, const u8 *remote,
+				 bool read)
+{
+	std::vector<Move> v;
+	u64 off = 0;
+
+	for (size_t i = 0; i < sg.entries().size(); i++) {
+		const scatterlist &s = sg.entries()[i];
+		u32 skip = i ? 0 : sg_offset;
+		std::span<const u8> local(static_cast<const u8 *>(s.buf) + skip,
+					  s.length - skip);
+		std::span<const u8> far(remote + off, local.size());
+
+		v.push_back(read ? Move{far, local} : Move{local, far});
+		off += local.size();
+	}
+	return v;
+}
 
 struct Node {
 	std::unique_ptr<sim::Hca> hca;

@@ -66,15 +66,20 @@ protected:
 		return u64(d.nents) * d.length;
 	}
 
-	// The bytes of the arena the SG list covers, in order.
-	std::vector<u8> Gather(const mrcore_shape_desc &d)
+	// A new round of data: the I/O's source filled, its sink poisoned.
+	void Prepare(bool read, unsigned int seed)
 	{
-		std::vector<u8> v;
-		for (unsigned int i = 0; i < d.nents; i++) {
-			u8 *p = arena_.at(i * d.stride * PAGE_SIZE + (i ? 0 : d.offset));
-			v.insert(v.end(), p, p + d.length);
-		}
-		return v;
+		(read ? remote_ : arena_).fill(seed);
+		(read ? arena_ : remote_).poison(seed);
+	}
+
+	// The I/O over @sg moved its bytes, in the right direction, and
+	// nothing else changed on either side.
+	::testing::AssertionResult Landed(const Sg &sg, bool read, u32 sg_offset = 0)
+	{
+		::testing::AssertionResult r = Moved(IoMoves(sg, sg_offset,
+							    remote_.at(0), read));
+		return r ? Untouched(read ? remote_ : arena_) : r;
 	}
 
 	void ExposeRemote(u64 len)

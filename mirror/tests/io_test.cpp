@@ -31,13 +31,16 @@ protected:
 					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	}
 
-	bool ReadLanded(unsigned int pages, unsigned int first = 0)
+	// The READs over @sgs all landed (their sinks may interleave).
+	::testing::AssertionResult ReadsLanded(std::initializer_list<const Sg *> sgs)
 	{
-		for (unsigned int i = 0; i < pages; i++)
-			if (std::memcmp(arena_.at((first + 2 * i) * PAGE_SIZE),
-					remote_.at(i * PAGE_SIZE), PAGE_SIZE))
-				return false;
-		return true;
+		std::vector<Move> moves;
+		for (const Sg *sg : sgs) {
+			std::vector<Move> m = IoMoves(*sg, 0, remote_.at(0), true);
+			moves.insert(moves.end(), m.begin(), m.end());
+		}
+		::testing::AssertionResult r = Moved(moves);
+		return r ? Untouched(remote_) : r;
 	}
 };
 
@@ -45,7 +48,7 @@ TEST_F(IoBehaviourTest, DryPoolFallsBackToMultiread)
 {
 	SetUpIo(sim::kRoce, 1, 256);		// one MR of 256 pages
 	ExposeRemote(256 * PAGE_SIZE);
-	remote_.fill(3);
+	Prepare(true, 3);
 	rdma_io_ctx a, b;
 	Sg sa, sb;
 	ASSERT_EQ(Init(&a, &sa, 256, true), 2);
@@ -55,8 +58,7 @@ TEST_F(IoBehaviourTest, DryPoolFallsBackToMultiread)
 	EXPECT_STREQ(rdma_io_ctx_backend(&b), "multiread");
 	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
 	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
-	EXPECT_TRUE(ReadLanded(256));
-	EXPECT_TRUE(ReadLanded(256, 1));
+	EXPECT_TRUE(ReadsLanded({&sa, &sb}));
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&a, &ok);
 	rdma_io_ctx_destroy(&b, &ok);
@@ -66,6 +68,7 @@ TEST_F(IoBehaviourTest, DryPoolOnIwarpReadIsEagainWithNothingHeld)
 {
 	SetUpIo(sim::kIwarp, 1, 8);		// one MR
 	ExposeRemote(8 * PAGE_SIZE);
+	Prepare(true, 4);
 	rdma_io_ctx a, b;
 	Sg sa, sb;
 	ASSERT_EQ(Init(&a, &sa, 8, true), 2);
@@ -74,13 +77,14 @@ TEST_F(IoBehaviourTest, DryPoolOnIwarpReadIsEagainWithNothingHeld)
 	EXPECT_EQ(Init(&b, &sb, 8, true, 1), -EAGAIN);
 	EXPECT_EQ(sim::counters().dma_maps_live, maps);
 	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&sa}));
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&a, &ok);
 	// The MR is back: the same I/O now goes through.
 	Sg sb2;
 	ASSERT_EQ(Init(&b, &sb2, 8, true, 1), 2);
 	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
-	EXPECT_TRUE(ReadLanded(8, 1));
+	EXPECT_TRUE(ReadsLanded({&sa, &sb2}));
 	rdma_io_ctx_destroy(&b, &ok);
 }
 
@@ -89,7 +93,7 @@ TEST_F(IoBehaviourTest, IwarpSinkKeyIsDeadOnceTheReadCompletes)
 {
 	SetUpIo(sim::kIwarp, 1, 8);
 	ExposeRemote(8 * PAGE_SIZE);
-	remote_.fill(5);
+	Prepare(true, 5);
 	rdma_io_ctx ctx;
 	Sg sg;
 	ASSERT_EQ(Init(&ctx, &sg, 8, true), 2);
@@ -105,15 +109,15 @@ TEST_F(IoBehaviourTest, IwarpSinkKeyIsDeadOnceTheReadCompletes)
 
 	// While registered the sink takes remote writes (that is why it is
 	// temporary); once the READ completes the key is dead.
-	std::vector<u8> junk(64, 0xee);
+	Buffer junk(1);
 	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-	EXPECT_TRUE(ReadLanded(8));
+	EXPECT_TRUE(ReadsLanded({&sg}));
 	sim::Mr *hw = local_.hca->find_mr(sink_key);
 	ASSERT_NE(hw, nullptr);
 	EXPECT_FALSE(hw->valid);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, sink_iova, sink_key, junk.data(), 64),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, sink_iova, sink_key, junk.at(0), 64),
 		  IB_WC_REM_ACCESS_ERR);
-	EXPECT_TRUE(ReadLanded(8)) << "the sink was not written";
+	EXPECT_TRUE(ReadsLanded({&sg})) << "the sink was not written";
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx, &ok);
 }
@@ -123,7 +127,7 @@ TEST_F(IoBehaviourTest, IwarpWithoutReadWithInvChainsALocalInv)
 	SetUpIo(sim::kIwarp, 1, 8);
 	local_.hca->dev()->no_read_inv = true;
 	ExposeRemote(8 * PAGE_SIZE);
-	remote_.fill(9);
+	Prepare(true, 9);
 	rdma_io_ctx ctx;
 	Sg sg;
 	ASSERT_EQ(Init(&ctx, &sg, 8, true), 3);	// REG_MR, READ, LOCAL_INV
@@ -131,12 +135,55 @@ TEST_F(IoBehaviourTest, IwarpWithoutReadWithInvChainsALocalInv)
 	EXPECT_EQ(ctx.last->opcode, IB_WR_LOCAL_INV);
 	u32 sink_key = ctx.mrs[0]->key;
 	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-	EXPECT_TRUE(ReadLanded(8));
+	EXPECT_TRUE(ReadsLanded({&sg}));
 	sim::Mr *sink = local_.hca->find_mr(sink_key);
 	ASSERT_NE(sink, nullptr);
 	EXPECT_FALSE(sink->valid) << "the sink's key outlived the READ";
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx, &ok);
+}
+
+// A pool MR whose last I/O left a local-only key (a WRITE source, killed
+// lazily by its next registration) becomes an iWARP READ sink on a device
+// without READ_WITH_INV: the chain kills the stale key, registers, READs,
+// and kills the new key, each with a WR of its own.
+TEST_F(IoBehaviourTest, IwarpSinkAfterALazyKeyKillsBothKeys)
+{
+	SetUpIo(sim::kIwarp, 1, 8);		// one MR
+	local_.hca->dev()->no_read_inv = true;
+	ExposeRemote(8 * PAGE_SIZE);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	rdma_io_ctx w;
+	Sg sw;
+	Prepare(false, 1);
+	ASSERT_EQ(Init(&w, &sw, 8, false), 2);		// REG_MR, WRITE
+	const u32 stale_key = w.mrs[0]->key;
+	ASSERT_EQ(RunIo(&w), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sw, false));
+	rdma_io_ctx_destroy(&w, &ok);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, nullptr), 0);
+
+	rdma_io_ctx r;
+	Sg sr;
+	Prepare(true, 2);
+	ASSERT_EQ(Init(&r, &sr, 8, true), 4);
+	ASSERT_STREQ(rdma_io_ctx_backend(&r), "iwarp");
+	std::vector<int> ops;
+	for (const ib_send_wr *wr = r.first; wr && ops.size() < 8; wr = wr->next)
+		ops.push_back(wr->opcode);
+	EXPECT_EQ(ops, (std::vector<int>{IB_WR_LOCAL_INV, IB_WR_REG_MR,
+					 IB_WR_RDMA_READ, IB_WR_LOCAL_INV}));
+	EXPECT_EQ(r.first->ex.invalidate_rkey, stale_key);
+	const u32 sink_key = r.mrs[0]->key;
+	EXPECT_EQ(r.last->ex.invalidate_rkey, sink_key);
+	ASSERT_EQ(RunIo(&r), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&sr}));
+	sim::Mr *sink = local_.hca->find_mr(sink_key);
+	ASSERT_NE(sink, nullptr);
+	EXPECT_FALSE(sink->valid) << "the sink's key outlived the READ";
+	rdma_io_ctx_destroy(&r, &ok);
 }
 
 // Rule 5: a flushed I/O leaks nothing and its MRs are not reused before
@@ -145,6 +192,7 @@ TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
 {
 	SetUpIo(sim::kIwarp, 4, 8);		// four MRs
 	ExposeRemote(8 * PAGE_SIZE);
+	Prepare(true, 6);
 	rdma_io_ctx ctx[4];
 	Sg sg[4];
 	std::vector<u32> keys;
@@ -159,6 +207,9 @@ TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
 	// Flushed, every WR completes, unsignaled ones included.
 	EXPECT_EQ(RunIo(&ctx[2], 2), IB_WC_WR_FLUSH_ERR);
 	EXPECT_EQ(RunIo(&ctx[3], 2), IB_WC_WR_FLUSH_ERR);
+	// The two that ran moved their bytes; the flushed ones nothing.
+	EXPECT_TRUE(ReadsLanded({&sg[0], &sg[1]}));
+	EXPECT_TRUE(Untouched(arena_.span(40 * PAGE_SIZE, 40 * PAGE_SIZE)));
 	ib_wc ok = Wc(IB_WC_SUCCESS), flush = Wc(IB_WC_WR_FLUSH_ERR);
 	rdma_io_ctx_destroy(&ctx[0], &ok);
 	rdma_io_ctx_destroy(&ctx[1], &ok);
@@ -173,20 +224,50 @@ TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
 	EXPECT_EQ(local_.hca->live_mrs(), 4u + 1u);	// + the PD's DMA MR
 }
 
+// Rule 5: the MR of a failed I/O holds a key in an unknown state (here its
+// REG_MR ran: the key is valid).  It is not reused, not even with a lazy
+// LOCAL_INV, before the pool has replaced its device MR.
 TEST_F(IoBehaviourTest, RemoteAccessErrorQuarantinesTheMr)
 {
 	SetUpIo(sim::kRoce, 1, 300);
 	ExposeRemote(300 * PAGE_SIZE);
+	Prepare(false, 7);
 	rdma_io_ctx ctx;
 	Sg sg2;
 	for (unsigned int i = 0; i < 256; i++)
 		sg2.add(arena_, 2 * i, 0, PAGE_SIZE);
 	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg2.get(), sg2.n(), 0,
 				   remote_.addr(0), rkey() + 1, DMA_TO_DEVICE), 2);
+	ASSERT_EQ(ctx.nr_mrs, 1u);
+	rdma_mr *mr = ctx.mrs[0];
+	const u32 old_key = mr->key;
 	EXPECT_EQ(RunIo(&ctx), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(remote_)) << "a refused WRITE moved data";
+	EXPECT_TRUE(Untouched(arena_));
+	sim::Mr *hw = local_.hca->find_mr(old_key);
+	ASSERT_NE(hw, nullptr);
+	ASSERT_TRUE(hw->valid) << "the registration ran: its key is live";
+
 	ib_wc err = Wc(IB_WC_REM_ACCESS_ERR);
 	rdma_io_ctx_destroy(&ctx, &err);
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+	// Quarantined, not free: no I/O can take it before the pool's work
+	// has run.
+	EXPECT_EQ(pool_->nr_free, 0u) << "a failed I/O's MR went back to the free list";
+	EXPECT_EQ(pool_->nr_total, 1u);
+	EXPECT_EQ(local_.hca->find_mr(old_key), hw) << "replaced too early";
+
 	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
+	// The work replaced the device MR, which killed the key.
+	EXPECT_EQ(local_.hca->find_mr(old_key), nullptr)
+		<< "the failed I/O's key survived its quarantine";
+	ASSERT_NE(mr->ibmr, nullptr);
+	EXPECT_NE(mr->ibmr->lkey >> 8, old_key >> 8) << "same device MR";
+	EXPECT_EQ(mr->state, RDMA_MR_FREE);
+	u64 recycled = 0;
+	EXPECT_EQ(rdma_mrcore_device_counter(local_.hca->dev(), "mr_recycled",
+					     &recycled), 0);
+	EXPECT_EQ(recycled, 1u);
 }
 
 TEST_F(IoBehaviourTest, FmrFlushesInBatchesAndNeverRemapsUnflushed)
@@ -197,11 +278,11 @@ TEST_F(IoBehaviourTest, FmrFlushesInBatchesAndNeverRemapsUnflushed)
 	for (int i = 0; i < 200; i++) {
 		rdma_io_ctx ctx;
 		Sg sg;
-		remote_.fill(i, 32 * PAGE_SIZE);
+		Prepare(true, i);
 		ASSERT_EQ(Init(&ctx, &sg, 32, true, i % 3), 1);
 		ASSERT_STREQ(rdma_io_ctx_backend(&ctx), "fmr");
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-		ASSERT_TRUE(ReadLanded(32, i % 3)) << "I/O " << i;
+		ASSERT_TRUE(ReadsLanded({&sg})) << "I/O " << i;
 		rdma_io_ctx_destroy(&ctx, &ok);
 	}
 	// 200 released mappings, one unmap call per 32 of them.
@@ -221,15 +302,16 @@ TEST_F(IoBehaviourTest, OffsetIntoTheFirstEntry)
 			rdma_io_ctx ctx;
 			Sg sg;
 			sg.add(arena_, 0, 0, 3 * PAGE_SIZE);
-			arena_.fill(4);
+			// Fresh bytes on both sides: the remote buffer must not
+			// still hold what the previous backend wrote.
+			Prepare(false, force[0] + p->iwarp);
 			int wrs = rdma_io_ctx_init(&ctx, pool_, sg.get(), 1, 1234,
 						   remote_.addr(0), rkey(),
 						   DMA_TO_DEVICE);
 			ASSERT_GT(wrs, 0) << force;
 			EXPECT_EQ(ctx.length, 3 * PAGE_SIZE - 1234);
 			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-			EXPECT_EQ(std::memcmp(remote_.at(0), arena_.at(1234),
-					      3 * PAGE_SIZE - 1234), 0) << force;
+			EXPECT_TRUE(Landed(sg, false, 1234)) << force;
 			ib_wc ok = Wc(IB_WC_SUCCESS);
 			rdma_io_ctx_destroy(&ctx, &ok);
 		}
@@ -255,20 +337,13 @@ TEST_F(IoBehaviourTest, HolesStartNewMrs)
 	sg.add(arena_, 1, 0, PAGE_SIZE);
 	sg.add(arena_, 5, 0, 500);
 	sg.add(arena_, 9, 300, 200);
-	remote_.fill(2);
+	Prepare(true, 2);
 	rdma_io_ctx ctx;
 	ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
 				   remote_.addr(0), rkey(), DMA_FROM_DEVICE), 4);
 	EXPECT_EQ(ctx.nr_mrs, 2u);
 	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-	u64 off = 0;
-	for (auto [page, start, len] : {std::tuple{0, 100, 2 * PAGE_SIZE - 100},
-					std::tuple{5, 0, 500ul},
-					std::tuple{9, 300, 200ul}}) {
-		EXPECT_EQ(std::memcmp(arena_.at(page * PAGE_SIZE + start),
-				      remote_.at(off), len), 0);
-		off += len;
-	}
+	EXPECT_TRUE(Landed(sg, true));
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx, &ok);
 }
@@ -277,6 +352,7 @@ TEST_F(IoBehaviourTest, BadInputIsRefusedWithNothingHeld)
 {
 	SetUpIo(sim::kIwarp, 1, 16);
 	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 8);
 	rdma_io_ctx ctx;
 	Sg sg;
 	for (unsigned int i = 0; i < 8; i++)
@@ -305,6 +381,8 @@ TEST_F(IoBehaviourTest, BadInputIsRefusedWithNothingHeld)
 		  -EINVAL);
 	EXPECT_EQ(sim::counters().dma_maps_live, 0);
 	EXPECT_EQ(pool_->nr_free, pool_->nr_total);
+	EXPECT_TRUE(Untouched(arena_));
+	EXPECT_TRUE(Untouched(remote_));
 	EXPECT_EQ(PTR_ERR(rdma_io_pool_create(nullptr, 1, 1, 1)), -EINVAL);
 	EXPECT_EQ(PTR_ERR(rdma_io_pool_create(local_.qp, 1, 0, 1)), -EINVAL);
 	EXPECT_EQ(PTR_ERR(rdma_io_pool_create(local_.qp, 1, 1, 0)), -EINVAL);
@@ -327,9 +405,11 @@ TEST_F(IoBehaviourTest, DebugfsKnobForcesEveryPool)
 
 	rdma_io_ctx ctx;
 	Sg sg;
+	Prepare(false, 1);
 	ASSERT_EQ(Init(&ctx, &sg, 1, false), 2);
 	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "frwr");
 	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sg, false));
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx, &ok);
 
@@ -337,18 +417,22 @@ TEST_F(IoBehaviourTest, DebugfsKnobForcesEveryPool)
 	// the cost model.
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "multiread"), 0);
 	Sg sg2;
+	Prepare(false, 2);
 	ASSERT_EQ(Init(&ctx, &sg2, 1, false), 1);
 	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "multiread");
-	RunIo(&ctx);
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sg2, false));
 	rdma_io_ctx_destroy(&ctx, &ok);
 	const char empty[] = "\n";
 	pos = 0;
 	fops->write(nullptr, empty, 1, &pos);
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, nullptr), 0);
 	Sg sg3;
+	Prepare(false, 3);
 	ASSERT_EQ(Init(&ctx, &sg3, 1, false), 1);
 	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "multiread");
-	RunIo(&ctx);
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sg3, false));
 	rdma_io_ctx_destroy(&ctx, &ok);
 }
 
@@ -381,17 +465,14 @@ TEST_F(IoTest, MultireadFollowsTheQpsSgeLimits)
 		Sg sg;
 		for (unsigned int i = 0; i < 8; i++)
 			sg.add(arena_, 2 * i, 0, PAGE_SIZE);
-		remote_.fill(read ? 5 : 6, 8 * PAGE_SIZE);
-		arena_.fill(read ? 7 : 8);
+		Prepare(read, read ? 5 : 6);
 		ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
 					   remote_.addr(0), rkey(),
 					   read ? DMA_FROM_DEVICE : DMA_TO_DEVICE),
 			  read ? 3 : 2);
 		EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "multiread");
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-		for (unsigned int i = 0; i < 8; i++)
-			EXPECT_EQ(std::memcmp(arena_.at(2 * i * PAGE_SIZE),
-					      remote_.at(i * PAGE_SIZE), PAGE_SIZE), 0);
+		EXPECT_TRUE(Landed(sg, read)) << (read ? "READ" : "WRITE");
 		ib_wc ok{};
 		rdma_io_ctx_destroy(&ctx, &ok);
 	}
@@ -428,10 +509,12 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	Sg sa, sb, sc;
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 
+	Prepare(true, 1);
 	ASSERT_EQ(Init(&a, &sa, 256, true), 2);		// frwr: REG + READ
 	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 8);	// pool dry: multiread
 	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
 	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&sa, &sb}));
 	rdma_io_ctx_destroy(&a, &ok);
 	rdma_io_ctx_destroy(&b, &ok);
 	ASSERT_EQ(Init(&c, &sc, 1, false), 1);		// one WRITE WR

@@ -99,8 +99,10 @@ TEST_F(LifecycleTest, ResetKillsALiveKeyThenReleasesTheMemory)
 	ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), 1,
 				   RDMA_MR_REMOTE_READ, &chain), 0);
 	Post(local_.qp, chain);
+	peer.poison(1);
 	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer.at(0), 512),
 		  IB_WC_SUCCESS);
+	EXPECT_TRUE(Moved(buf.span(0, 512), peer.span(0, 512)));
 
 	ASSERT_EQ(rdma_mr_reset(mr), 0);
 	EXPECT_EQ(sim::counters().dma_maps_live, 0);
@@ -110,11 +112,16 @@ TEST_F(LifecycleTest, ResetKillsALiveKeyThenReleasesTheMemory)
 				   RDMA_MR_REMOTE_READ, &chain), 0);
 	EXPECT_NE(rkey2, rkey);
 	Post(local_.qp, chain);
+	buf.fill(2);
+	peer.poison(2);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey2, peer.at(0), 512),
 		  IB_WC_SUCCESS);
+	EXPECT_TRUE(Moved(buf.span(0, 512), peer.span(0, 512)));
 	// Last, as the refusal breaks the peer's QP: the old key is dead.
+	peer.poison(3);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer.at(0), 512),
 		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer)) << "the dead key still read";
 	// Reset works on an unmapped MR too; a failed reallocation frees it.
 	chain = nullptr;
 	ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
@@ -186,9 +193,10 @@ TEST_F(LifecycleTest, DestroyingAMappedMrWarnsAndLeavesNothing)
 	rdma_destroy_mr(mr);
 	expected_warnings_ = 1;
 	// Deregistration killed the key with the MR.
-	std::vector<u8> mem(8);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, mem.data(), 8),
+	Buffer mem(1);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, mem.at(0), 8),
 		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(buf)) << "the dead key still wrote";
 }
 
 // ---- registry ---------------------------------------------------------------

@@ -17,6 +17,52 @@ class MapCaseTest : public MirrorTest,
 		    public ::testing::WithParamInterface<CaseParam> {
 protected:
 	void SetUp() override { SetUpNodes(*GetParam().profile); }
+
+	// The row's entries in order against the start of @far: what a
+	// transfer of the whole mapping moves, to the far side or from it.
+	static std::vector<Move> EntryMoves(const mrcore_map_case &row,
+					    Buffer &arena, Buffer &far, bool to_far)
+	{
+		std::vector<Move> v;
+		u64 off = 0;
+
+		for (unsigned int i = 0; i < row.nents; i++) {
+			const mrcore_case_entry &e = row.e[i];
+			std::span<const u8> mine = arena.span(e.page * PAGE_SIZE +
+							      e.offset, e.length);
+			std::span<const u8> theirs = far.span(off, e.length);
+
+			v.push_back(to_far ? Move{mine, theirs} : Move{theirs, mine});
+			off += e.length;
+		}
+		return v;
+	}
+
+	// The local HCA uses an lkey mapping at @iova for an RDMA @op of
+	// @len bytes with the peer's @far; returns the completion status.
+	ib_wc_status LocalRdma(ib_wr_opcode op, u64 iova, u32 lkey, Buffer &far,
+			       u32 far_rkey, u32 len)
+	{
+		ib_sge sge = {iova, len, lkey};
+		ib_rdma_wr wr{};
+		ib_cqe cqe{};
+
+		wr.wr.opcode = op;
+		wr.wr.sg_list = &sge;
+		wr.wr.num_sge = 1;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.wr.wr_cqe = &cqe;
+		wr.remote_addr = far.addr(0);
+		wr.rkey = far_rkey;
+		auto &cq = sim::completions(local_.qp);
+		size_t before = cq.size();
+		if (sim::post(local_.qp, &wr.wr))
+			return IB_WC_LOC_QP_OP_ERR;
+		sim::drain();
+		if (cq.size() != before + 1 || cq.back().cqe != &cqe)
+			return IB_WC_GENERAL_ERR_FOR_TESTS;
+		return cq.back().status;
+	}
 };
 
 TEST_P(MapCaseTest, AnswersAsTheTableSays)
@@ -66,25 +112,57 @@ TEST_P(MapCaseTest, AnswersAsTheTableSays)
 	chain->next = nullptr;	// the caller's WR is a placeholder here
 	Post(local_.qp, chain);
 	ASSERT_FALSE(sim::qp_in_error(local_.qp));
+	Buffer far(MRCORE_CASE_ARENA_PAGES);
 	if (row.use_rkey_entry) {
-		// The whole mapping is reachable with the key, byte for byte.
+		// The whole mapping is reachable with the key, byte for byte,
+		// in the order of the entries, for the ops granted.
 		const mrcore_case_entry &first = row.e[0];
 		EXPECT_EQ(iova, arena.addr(first.page * PAGE_SIZE + first.offset));
 		if (row.ops & RDMA_MR_REMOTE_READ) {
-			std::vector<u8> got(row.expect_length), want;
-			for (unsigned int i = 0; i < row.nents; i++) {
-				const mrcore_case_entry &e = row.e[i];
-				u8 *p = arena.at(e.page * PAGE_SIZE + e.offset);
-				want.insert(want.end(), p, p + e.length);
-			}
-			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, got.data(),
+			far.poison(1);
+			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, far.at(0),
 					   row.expect_length), IB_WC_SUCCESS);
-			EXPECT_EQ(got, want);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, true)))
+				<< "the peer's READ";
+		}
+		if (row.ops & RDMA_MR_REMOTE_WRITE) {
+			arena.poison(2);
+			far.fill(2);
+			ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, key, far.at(0),
+					   row.expect_length), IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, false)))
+				<< "the peer's WRITE";
 		}
 		ib_send_wr *inv = nullptr;
 		ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);
 		Post(local_.qp, inv);
-	} else if (mrcore_access_is_remote(mr->access)) {
+	} else {
+		// The key works locally over the whole mapping, in the order
+		// of the entries: as a WRITE source, as a READ sink.
+		sim::Mr *far_mr = peer_.hca->expose(peer_.pd, far.at(0), far.size(),
+						    IB_ACCESS_REMOTE_READ |
+						    IB_ACCESS_REMOTE_WRITE |
+						    IB_ACCESS_LOCAL_WRITE);
+		if (row.ops & RDMA_MR_LOCAL_WRITE_SRC) {
+			far.poison(3);
+			EXPECT_EQ(LocalRdma(IB_WR_RDMA_WRITE, mr->iova, key, far,
+					    far_mr->ibmr.rkey, row.expect_length),
+				  IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, true)))
+				<< "WRITE from the lkey";
+		}
+		if (row.ops & RDMA_MR_LOCAL_READ_SINK) {
+			arena.poison(4);
+			far.fill(4);
+			EXPECT_EQ(LocalRdma(IB_WR_RDMA_READ, mr->iova, key, far,
+					    far_mr->ibmr.rkey, row.expect_length),
+				  IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, false)))
+				<< "READ into the lkey";
+		}
+		peer_.hca->dereg_mr(far_mr);
+	}
+	if (!row.use_rkey_entry && mrcore_access_is_remote(mr->access)) {
 		ASSERT_EQ(rdma_unmap_mr(mr), -EBUSY);
 		ib_send_wr *inv = nullptr;
 		ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);

@@ -37,8 +37,15 @@ protected:
 		ASSERT_EQ(rdma_unmap_mr(mr), 0);
 	}
 
+	// The peer's memory, poisoned: what a refused access must leave as is.
+	u8 *PeerSink(unsigned int seed)
+	{
+		peer_mem_.poison(seed);
+		return peer_mem_.at(0);
+	}
+
 	std::vector<Sg> sgs_;
-	std::vector<u8> peer_mem_ = std::vector<u8>(4 * PAGE_SIZE);
+	Buffer peer_mem_{4};
 };
 
 // Rule 1: an lkey mapping never grants remote access.
@@ -64,6 +71,7 @@ TEST_P(SecurityTest, Rule1LkeyIsNotAnRkey)
 	{
 		std::swap(local_, peer_);	// the peer exposes a sink
 		Buffer sink(1);
+		sink.poison(1);
 		u32 rkey;
 		u64 iova;
 		dst = ExposeRkey(sink, 0, PAGE_SIZE, RDMA_MR_REMOTE_WRITE, &rkey,
@@ -78,7 +86,7 @@ TEST_P(SecurityTest, Rule1LkeyIsNotAnRkey)
 		wr.rkey = rkey;
 		Post(local_.qp, &wr.wr);
 		ASSERT_FALSE(sim::qp_in_error(local_.qp));
-		EXPECT_EQ(std::memcmp(sink.at(0), buf.at(0), PAGE_SIZE), 0);
+		EXPECT_TRUE(Moved(buf.span(0, PAGE_SIZE), sink.bytes()));
 		std::swap(local_, peer_);
 		Kill(dst);
 		std::swap(local_, peer_);
@@ -86,11 +94,14 @@ TEST_P(SecurityTest, Rule1LkeyIsNotAnRkey)
 	}
 
 	// The peer uses it as an rkey: refused for READ, and for WRITE.
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, peer_mem_.data(),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, PeerSink(1),
 			   64), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_));
 	Reconnect();
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, buf.addr(0), lkey, peer_mem_.data(),
+	peer_mem_.fill(2);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, buf.addr(0), lkey, peer_mem_.at(0),
 			   64), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(buf));
 	EXPECT_EQ(mr->access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE), 0);
 	EXPECT_EQ(rdma_unmap_mr(mr), 0);
 	rdma_destroy_mr(mr);
@@ -110,12 +121,14 @@ TEST_P(SecurityTest, Rule1ReadSinkExceptionIsIwarpOnlyAndMustDie)
 	ASSERT_EQ(rdma_map_sg_lkey(&lkey, mr, sg.get(), sg.n(),
 				   RDMA_MR_LOCAL_READ_SINK, &chain), 0);
 	Post(local_.qp, chain);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, peer_mem_.data(),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, PeerSink(1),
 			   8), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_));
 	Reconnect();
 	if (!GetParam()->iwarp) {
 		EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, buf.addr(0), lkey,
-				   peer_mem_.data(), 8), IB_WC_REM_ACCESS_ERR);
+				   peer_mem_.at(0), 8), IB_WC_REM_ACCESS_ERR);
+		EXPECT_TRUE(Untouched(buf));
 		EXPECT_EQ(rdma_unmap_mr(mr), 0);
 	} else {
 		EXPECT_EQ(mr->access & IB_ACCESS_REMOTE_READ, 0);
@@ -133,25 +146,28 @@ TEST_P(SecurityTest, Rule2OnlyTheRequestedOp)
 	u64 iova;
 	rdma_mr *mr = ExposeRkey(buf, 0, 2 * PAGE_SIZE, RDMA_MR_REMOTE_READ,
 				 &rkey, &iova);
-	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(),
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(1),
 			   2 * PAGE_SIZE), IB_WC_SUCCESS);
-	EXPECT_EQ(std::memcmp(peer_mem_.data(), buf.at(0), 2 * PAGE_SIZE), 0);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, peer_mem_.data(), 8),
+	EXPECT_TRUE(Moved(buf.bytes(), peer_mem_.span(0, 2 * PAGE_SIZE)));
+	peer_mem_.fill(2);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, peer_mem_.at(0), 8),
 		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(buf)) << "a READ-only key took a WRITE";
 	// The refusal broke the connection, on both ends (RC).
 	EXPECT_TRUE(sim::qp_in_error(local_.qp));
 	Reconnect();
 	Kill(mr);
 	rdma_destroy_mr(mr);
 
-	buf.fill(3);
+	buf.poison(3);
 	mr = ExposeRkey(buf, 0, PAGE_SIZE, RDMA_MR_REMOTE_WRITE, &rkey, &iova);
-	std::memset(peer_mem_.data(), 0xab, PAGE_SIZE);
-	ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, peer_mem_.data(),
+	peer_mem_.fill(3);
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, peer_mem_.at(0),
 			   PAGE_SIZE), IB_WC_SUCCESS);
-	EXPECT_EQ(std::memcmp(peer_mem_.data(), buf.at(0), PAGE_SIZE), 0);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(), 8),
+	EXPECT_TRUE(Moved(peer_mem_.span(0, PAGE_SIZE), buf.span(0, PAGE_SIZE)));
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(4), 8),
 		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_)) << "a WRITE-only key took a READ";
 	Reconnect();
 	Kill(mr);
 	rdma_destroy_mr(mr);
@@ -167,21 +183,26 @@ TEST_P(SecurityTest, Rule2OnlyTheMappedBytes)
 				 RDMA_MR_REMOTE_WRITE, &rkey, &iova);
 	ASSERT_EQ(iova, buf.addr(off));
 	// Every mapped byte, the first and the last alone.
-	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(), len),
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(1), len),
 		  IB_WC_SUCCESS);
-	EXPECT_EQ(std::memcmp(peer_mem_.data(), buf.at(off), len), 0);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova + len - 1, rkey,
-			   peer_mem_.data(), 1), IB_WC_SUCCESS);
+	EXPECT_TRUE(Moved(buf.span(off, len), peer_mem_.span(0, len)));
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova + len - 1, rkey,
+			   PeerSink(2), 1), IB_WC_SUCCESS);
+	EXPECT_TRUE(Moved(buf.span(off + len - 1, 1), peer_mem_.span(0, 1)));
 	// One byte before, one byte past, and a span that crosses the end,
 	// although those bytes sit in pages the MR's page list holds.
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova - 1, rkey, peer_mem_.data(), 1),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova - 1, rkey, PeerSink(3), 1),
 		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_));
 	Reconnect();
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova + len, rkey, peer_mem_.data(),
+	peer_mem_.fill(4);
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova + len, rkey, peer_mem_.at(0),
 			   1), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(buf)) << "a WRITE past the end landed";
 	Reconnect();
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova + 8, rkey, peer_mem_.data(),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova + 8, rkey, PeerSink(5),
 			   len), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_));
 	Reconnect();
 	Kill(mr);
 	rdma_destroy_mr(mr);
@@ -195,11 +216,13 @@ TEST_P(SecurityTest, Rule3InvalidatedKeyIsDead)
 	u64 iova;
 	rdma_mr *mr = ExposeRkey(buf, 0, PAGE_SIZE, RDMA_MR_REMOTE_READ, &rkey,
 				 &iova);
-	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(), 64),
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(1), 64),
 		  IB_WC_SUCCESS);
+	EXPECT_TRUE(Moved(buf.span(0, 64), peer_mem_.span(0, 64)));
 	Kill(mr);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(), 64),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(2), 64),
 		  IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_)) << "the dead key still read";
 	rdma_destroy_mr(mr);
 }
 
@@ -221,16 +244,19 @@ TEST_P(SecurityTest, Rule3KeysRotateAndStaleKeysNeverReachNewData)
 					   RDMA_MR_REMOTE_READ, &chain), 0);
 		Post(local_.qp, chain);
 		ASSERT_FALSE(sim::qp_in_error(local_.qp));
+		buf.fill(i);
 		if (i) {
 			ASSERT_NE(rkey, prev);
 			ASSERT_EQ(rkey >> 8, prev >> 8);
 			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, prev,
-					   peer_mem_.data(), 8),
+					   PeerSink(i), 8),
 				  IB_WC_REM_ACCESS_ERR);
+			ASSERT_TRUE(Untouched(peer_mem_)) << "stale key read";
 			Reconnect();
 		}
-		ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, peer_mem_.data(),
+		ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(i),
 				   8), IB_WC_SUCCESS);
+		ASSERT_TRUE(Moved(buf.span(0, 8), peer_mem_.span(0, 8)));
 		prev = rkey;
 		Kill(mr);
 	}
@@ -287,7 +313,8 @@ TEST_P(SecurityTest, Rule4NoGlobalRkey)
 {
 	Buffer buf(1);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), local_.pd->local_dma_lkey,
-			   peer_mem_.data(), 8), IB_WC_REM_ACCESS_ERR);
+			   PeerSink(1), 8), IB_WC_REM_ACCESS_ERR);
+	EXPECT_TRUE(Untouched(peer_mem_));
 	Reconnect();
 	// Nor does any op combination give an lkey MR remote READ rights.
 	for (unsigned int ops = 1; ops <= RDMA_MR_LOCAL_ALL; ops++) {
