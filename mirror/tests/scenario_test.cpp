@@ -39,10 +39,13 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 	if (!row.backend) {
 		Sg sg;
 		BuildShape(shape, &sg);
+		Prepare(row.read, 1);
 		rdma_io_ctx ctx;
 		EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
 					   remote_.addr(0), rkey(), dir),
 			  -EOPNOTSUPP);
+		EXPECT_TRUE(Untouched(arena_));
+		EXPECT_TRUE(Untouched(remote_));
 		EXPECT_EQ(sim::counters().dma_maps_live, 0);
 		EXPECT_EQ(pool_->nr_free, pool_->nr_total);
 		EXPECT_EQ(sim::queued(local_.qp), 0u);

@@ -39,8 +39,15 @@ protected:
 		return mr;
 	}
 
+	// The peer's memory, poisoned with @seed: a READ's sink.
+	u8 *PeerSink(unsigned int seed)
+	{
+		got_.poison(seed);
+		return got_.at(0);
+	}
+
 	Sg sg_;
-	std::vector<u8> got_ = std::vector<u8>(PAGE_SIZE);
+	Buffer got_{1};
 };
 
 // The defect, as siw 6.12 has it: a peer READ succeeds through an lkey-only
@@ -55,11 +62,10 @@ TEST_P(SiwTest, PeerReadsThroughAnyLiveKeyOnSiwOnly)
 
 	u32 lkey;
 	rdma_mr *mr = MapLkey(buf, RDMA_MR_LOCAL_SEND_SRC, &lkey);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, got_.data(),
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, PeerSink(1),
 			   64), want);
-	if (Siw()) {
-		EXPECT_EQ(std::memcmp(got_.data(), buf.at(0), 64), 0);
-	}
+	EXPECT_TRUE(Siw() ? Moved(buf.span(0, 64), got_.span(0, 64)) :
+			    Untouched(got_));
 	Reconnect();
 
 	Sg wsg;
@@ -72,17 +78,15 @@ TEST_P(SiwTest, PeerReadsThroughAnyLiveKeyOnSiwOnly)
 	ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, wmr, wsg.get(), 1,
 				   RDMA_MR_REMOTE_WRITE, &chain), 0);
 	Post(local_.qp, chain);
-	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, got_.data(), 64), want);
-	if (Siw()) {
-		EXPECT_EQ(std::memcmp(got_.data(), wbuf.at(0), 64), 0);
-	}
+	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(2), 64), want);
+	EXPECT_TRUE(Siw() ? Moved(wbuf.span(0, 64), got_.span(0, 64)) :
+			    Untouched(got_));
 	Reconnect();
 
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(8), local_.pd->local_dma_lkey,
-			   got_.data(), 64), want);
-	if (Siw()) {
-		EXPECT_EQ(std::memcmp(got_.data(), buf.at(8), 64), 0);
-	}
+			   PeerSink(3), 64), want);
+	EXPECT_TRUE(Siw() ? Moved(buf.span(8, 64), got_.span(0, 64)) :
+			    Untouched(got_));
 	Reconnect();
 
 	chain = nullptr;
@@ -109,8 +113,9 @@ TEST_P(SiwTest, UnmapKillsTheLocalKeyOnSiwAndLeavesItLazyElsewhere)
 	if (Siw()) {
 		EXPECT_EQ(mr->state, RDMA_MR_FREE);
 		EXPECT_TRUE(!hw || !hw->valid) << "the old lkey outlived unmap";
-		EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, got_.data(),
+		EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, PeerSink(1),
 				   64), IB_WC_REM_ACCESS_ERR);
+		EXPECT_TRUE(Untouched(got_)) << "the dead lkey still read";
 		Reconnect();
 	} else {
 		EXPECT_EQ(mr->state, RDMA_MR_STALE);
@@ -166,7 +171,7 @@ TEST_P(SiwTest, WriteSourceKeyIsDeadWhenTheIoIsDestroyedOnSiw)
 		Sg sg;
 		for (unsigned int i = 0; i < 8; i++)
 			sg.add(arena_, 2 * i, 0, PAGE_SIZE);
-		arena_.fill(round + 1);
+		Prepare(false, round + 1);
 		rdma_io_ctx ctx;
 		// siw: REG_MR, WRITE, LOCAL_INV every time; RoCE: REG_MR,
 		// WRITE, then LOCAL_INV of the last key in front from round 2.
@@ -178,15 +183,17 @@ TEST_P(SiwTest, WriteSourceKeyIsDeadWhenTheIoIsDestroyedOnSiw)
 		u32 key = ctx.mrs[0]->key;
 		u64 iova = ctx.mrs[0]->iova;
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-		EXPECT_EQ(std::memcmp(remote_.at(0), arena_.at(0), PAGE_SIZE), 0);
+		EXPECT_TRUE(Landed(sg, false)) << "round " << round;
 		rdma_io_ctx_destroy(&ctx, &ok);
 
 		sim::Mr *hw = local_.hca->find_mr(key);
 		ASSERT_NE(hw, nullptr);
 		if (Siw()) {
 			EXPECT_FALSE(hw->valid) << "round " << round;
-			EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, got_.data(),
-					   64), IB_WC_REM_ACCESS_ERR);
+			EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key,
+					   PeerSink(round + 1), 64),
+				  IB_WC_REM_ACCESS_ERR);
+			EXPECT_TRUE(Untouched(got_)) << "the dead key still read";
 			// The pool lives on its QP: a new connection for it.
 			rdma_io_pool_destroy(pool_);
 			Reconnect();
@@ -208,6 +215,7 @@ TEST_P(SiwTest, FailedIosKeyIsDeadOnceThePoolDrained)
 	Sg sg;
 	for (unsigned int i = 0; i < 8; i++)
 		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+	Prepare(false, 9);
 	rdma_io_ctx ctx;
 	ASSERT_GT(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
 				   remote_.addr(0), rkey(), DMA_TO_DEVICE), 0);
@@ -219,6 +227,8 @@ TEST_P(SiwTest, FailedIosKeyIsDeadOnceThePoolDrained)
 	sim::set_qp_error(local_.qp);
 	sim::drain();
 	ASSERT_EQ(sim::completions(local_.qp).back().status, IB_WC_WR_FLUSH_ERR);
+	EXPECT_TRUE(Untouched(remote_)) << "the flushed WRITE landed";
+	EXPECT_TRUE(Untouched(arena_));
 	ib_wc flush = Wc(IB_WC_WR_FLUSH_ERR);
 	rdma_io_ctx_destroy(&ctx, &flush);
 	EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
