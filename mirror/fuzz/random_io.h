@@ -10,7 +10,8 @@
 //  - it moved: the sink holds the source's bytes where the SG list and the
 //    offset say and nowhere else, the source is unchanged (the direction),
 //    the guards are unchanged, a forced backend is the one that moved it,
-//    and an iWARP READ sink's key is dead; or
+//    an iWARP READ sink's key is dead, and on a device that lets the peer
+//    READ through any live key (siw) every key of the I/O is; or
 //  - it was refused, for a reason the run can name: an armed fault that
 //    fired during this I/O (dma_map, map_short, pool_empty, post_send), a
 //    forced backend that cannot serve this device and direction, or the
@@ -293,14 +294,20 @@ public:
 			ok = false, Fail(t, io, "length " + std::to_string(ctx.length));
 		if (std::string bad = Compare(io); !bad.empty())
 			ok = false, Fail(t, io, bad);
-		// Rule 3: a temporary READ sink's key dies with its READ.
+		// Rule 3: a temporary READ sink's key dies with its READ; on a
+		// device that lets the peer READ through any live key (siw),
+		// every key of the I/O dies in its chain (core/quirks.c).
 		for (u32 i = 0; i < ctx.nr_mrs; i++) {
 			const rdma_mr *mr = ctx.mrs[i];
 			const sim::Mr *hw = local_.find_mr(mr->key);
+			const bool live = hw && hw->valid &&
+					  (mr->key & 0xff) == hw->key_byte;
 
-			if (mrcore_access_is_remote(mr->access) && hw && hw->valid &&
-			    (mr->key & 0xff) == hw->key_byte)
+			if (live && mrcore_access_is_remote(mr->access))
 				ok = false, Fail(t, io, "a READ sink's key outlived the READ");
+			else if (live && !o_.profile->checks_remote_read_access)
+				ok = false, Fail(t, io, "a key outlived its I/O on a "
+					    "device that lets the peer READ through it");
 		}
 		ib_wc wc{};
 		wc.status = IB_WC_SUCCESS;
