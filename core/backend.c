@@ -4,14 +4,31 @@
  *
  * Backends are kept newest first, so a vendor backend registered for its
  * devices after this module loaded is preferred over the built-in ones for
- * MRs; for I/O every backend that serves the device is priced and the
- * cheapest wins.  Readers walk the list under RCU: planning an I/O takes no
- * lock.
+ * MRs.  For I/O, each pool resolves once which backends serve it and what
+ * strategy each stands for (core/io.c prices them per I/O); every change of
+ * the registry, or of the forced backend, bumps a generation that makes
+ * pools resolve again at their next I/O.  No I/O walks the list, takes a
+ * lock or touches a module reference.
  */
 #include "mrcore_internal.h"
 
 static LIST_HEAD(mrcore_backends);
 static DEFINE_MUTEX(mrcore_backends_lock);
+
+/* Starts at 1: a pool's generation 0 means "not resolved". */
+u32 mrcore_registry_gen = 1;
+
+/**
+ * mrcore_registry_changed() - make every pool resolve its backends again
+ *
+ * Context: Any context.
+ */
+void mrcore_registry_changed(void)
+{
+	u32 gen = READ_ONCE(mrcore_registry_gen) + 1;
+
+	WRITE_ONCE(mrcore_registry_gen, gen ? gen : 1);
+}
 
 static bool mrcore_backend_has_mr(const struct rdma_mr_backend_ops *ops)
 {
@@ -27,17 +44,28 @@ static bool mrcore_backend_has_io(const struct rdma_mr_backend_ops *ops)
 static bool mrcore_backend_ops_valid(const struct rdma_mr_backend_ops *ops)
 {
 	bool any_mr = ops->max_pages || ops->mr_init || ops->mr_release ||
-		      ops->map || ops->invalidate || ops->recycle;
+		      ops->map || ops->invalidate || ops->recycle ||
+		      ops->io_weights || (ops->io_flags & RDMA_IO_SYNC_MAP);
 	bool any_io = ops->io_plan || ops->io_build || ops->io_done;
+	unsigned int core_io = ops->io_flags &
+			       (RDMA_IO_SGES | RDMA_IO_IWARP_READ);
 
 	if (!ops->name || !ops->serves ||
 	    strlen(ops->name) >= MRCORE_BACKEND_NAME_LEN)
+		return false;
+	if (ops->io_flags & ~(RDMA_IO_SGES | RDMA_IO_IWARP_READ |
+			      RDMA_IO_SYNC_MAP))
 		return false;
 	if (any_mr && !mrcore_backend_has_mr(ops))
 		return false;
 	if (any_io && !mrcore_backend_has_io(ops))
 		return false;
-	return any_mr || any_io;
+	/* One strategy per backend: the core's, or its own. */
+	if (any_io && core_io)
+		return false;
+	if (core_io && !is_power_of_2(core_io))
+		return false;
+	return any_mr || any_io || core_io;
 }
 
 /**
@@ -46,8 +74,9 @@ static bool mrcore_backend_ops_valid(const struct rdma_mr_backend_ops *ops)
  *
  * Context: Process context; takes a mutex.
  * Return: 0; -EINVAL if @ops is NULL, has no name or a name of 16
- * characters or more, offers part of the MR or I/O callbacks only, or none;
- * -EEXIST if a backend of the same name is registered.
+ * characters or more, offers part of the MR or I/O callbacks only, or none,
+ * or declares unknown or conflicting @io_flags; -EEXIST if a backend of the
+ * same name is registered.
  */
 int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops)
 {
@@ -65,6 +94,7 @@ int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops)
 		}
 	}
 	list_add_rcu(&ops->list, &mrcore_backends);
+	mrcore_registry_changed();
 unlock:
 	mutex_unlock(&mrcore_backends_lock);
 	return ret;
@@ -75,8 +105,10 @@ EXPORT_SYMBOL_GPL(rdma_mr_backend_register);
  * rdma_mr_backend_unregister() - withdraw a backend
  * @ops: a registered backend.
  *
- * MRs and I/Os hold a reference on the backend's module, so a backend cannot
- * go away under one that uses it; new ones no longer pick it.
+ * MRs, and the pools that resolved the backend for their I/O, hold a
+ * reference on its module until they are destroyed, so a backend cannot go
+ * away under one that uses it; new ones no longer pick it, and every pool
+ * resolves its backends again at its next I/O.
  *
  * Context: Process context; may sleep (waits for an RCU grace period).
  */
@@ -84,6 +116,7 @@ void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops)
 {
 	mutex_lock(&mrcore_backends_lock);
 	list_del_rcu(&ops->list);
+	mrcore_registry_changed();
 	mutex_unlock(&mrcore_backends_lock);
 	synchronize_rcu();
 }
@@ -125,49 +158,81 @@ void mrcore_backend_put(const struct rdma_mr_backend_ops *ops)
 	module_put(ops->owner);
 }
 
-static bool mrcore_plan_better(const struct rdma_io_plan *a,
-			       const struct rdma_io_plan *b)
+/* What a backend stands for on @pool, if it serves it at all. */
+static int mrcore_io_kind_of(const struct rdma_io_pool *pool,
+			     const struct rdma_mr_backend_ops *ops)
 {
-	return a->cost < b->cost || (a->cost == b->cost && a->wrs < b->wrs);
+	const struct rdma_mr_backend_ops *mrs = pool->nr_total ?
+						pool->mr_backend : NULL;
+
+	if (!ops->serves(pool->info.dev))
+		return -1;
+	if (mrcore_backend_has_io(ops))
+		return MRCORE_IO_CUSTOM;
+	if (ops->io_flags & RDMA_IO_SGES)
+		return MRCORE_IO_SGES;
+	/*
+	 * An iWARP READ sink is a pool MR whose key dies with the READ, by a
+	 * WR: an MR backend that registers synchronously cannot give that.
+	 */
+	if (ops->io_flags & RDMA_IO_IWARP_READ)
+		return mrs && !(mrs->io_flags & RDMA_IO_SYNC_MAP) ?
+		       MRCORE_IO_IWARP_READ : -1;
+	return ops == mrs ? MRCORE_IO_MRS : -1;
 }
 
 /**
- * mrcore_backend_choose_io() - the cheapest backend for an I/O
- * @ctx: the I/O, DMA-mapped and measured.
- * @forced: the only backend that may be chosen, or "" for any.
- * @plan: the chosen backend's plan.
+ * mrcore_backend_resolve_io() - the backends that can move a pool's I/O
+ * @pool: the pool; its MRs, device and forced name are set.
+ * @set: filled with the candidates, newest registered first.
  *
- * Every backend that offers I/O and serves the device prices the I/O with
- * its @io_plan; the lowest cost wins, fewer WRs break a tie.
+ * Pins the module of each candidate that is not the core itself; the pins
+ * are dropped by mrcore_backend_unpin_io() when the pool goes.  A backend
+ * whose module is going away is left out.  Candidates beyond
+ * %MRCORE_IO_CANDS are left out too.
  *
- * Context: Any context.
- * Return: the backend, with a reference on its module; %NULL if none can
- * move the I/O.
+ * Context: Process context.
+ * Return: the number of candidates.
  */
-const struct rdma_mr_backend_ops *
-mrcore_backend_choose_io(const struct rdma_io_ctx *ctx, const char *forced,
-			 struct rdma_io_plan *plan)
+int mrcore_backend_resolve_io(struct rdma_io_pool *pool,
+			      struct mrcore_io_set *set)
 {
-	struct ib_device *dev = rdma_io_pool_device(ctx->pool);
-	const struct rdma_mr_backend_ops *best = NULL;
 	struct rdma_mr_backend_ops *ops;
-	struct rdma_io_plan p;
+	int kind;
 
+	set->nr = 0;
 	rcu_read_lock();
 	list_for_each_entry_rcu(ops, &mrcore_backends, list) {
-		if (!mrcore_backend_has_io(ops) || !ops->serves(dev))
+		struct mrcore_io_cand *c = &set->cand[set->nr];
+
+		if (set->nr == MRCORE_IO_CANDS)
+			break;
+		kind = mrcore_io_kind_of(pool, ops);
+		if (kind < 0)
 			continue;
-		if (forced[0] && strcmp(ops->name, forced))
+		c->pinned = ops->owner != THIS_MODULE ? ops->owner : NULL;
+		if (c->pinned && !try_module_get(c->pinned))
 			continue;
-		if (ops->io_plan(ctx, &p))
-			continue;
-		if (best && !mrcore_plan_better(&p, plan))
-			continue;
-		best = ops;
-		*plan = p;
+		c->ops = ops;
+		c->kind = kind;
+		set->nr++;
 	}
-	if (best && !try_module_get(best->owner))
-		best = NULL;
 	rcu_read_unlock();
-	return best;
+	return set->nr;
+}
+
+/**
+ * mrcore_backend_unpin_io() - drop what mrcore_backend_resolve_io() pinned
+ * @set: the set.
+ *
+ * Context: Any context.
+ */
+void mrcore_backend_unpin_io(const struct mrcore_io_set *set)
+{
+	u32 i;
+
+	/* Not through the ops: an unregistered backend's may be gone. */
+	for (i = 0; i < set->nr; i++)
+		if (set->cand[i].pinned)
+			module_put(set->cand[i].pinned);
 }

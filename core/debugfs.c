@@ -7,7 +7,8 @@
  *                   parameter force_backend.
  *   fault/<point>   read "skip times hits", write "skip times": fault
  *                   injection (core/fault.c); "0 0" disarms.
- *   devices/<dev>/  per device: counters and backends (core/device.c).
+ *   devices/<dev>/  per device: counters, backends and the cost model's
+ *                   weights (core/device.c).
  */
 #include "mrcore_internal.h"
 
@@ -35,6 +36,7 @@ static ssize_t force_backend_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	strim(buf);
 	strscpy(mrcore_force_backend, buf, sizeof(mrcore_force_backend));
+	mrcore_registry_changed();
 	return count;
 }
 

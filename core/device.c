@@ -46,27 +46,13 @@ static const char *const mrcore_class_names[MRCORE_CLASS_NR] = {
 	[MRCORE_CLASS_WRITE] = "write",
 };
 
-static const char *const mrcore_why_names[MRCORE_WHY_NR] = {
+const char *const mrcore_why_names[MRCORE_WHY_NR] = {
 	[MRCORE_WHY_NONE] = "-",
 	[MRCORE_WHY_ONLY] = "only",
 	[MRCORE_WHY_CHEAPEST] = "cheapest",
 	[MRCORE_WHY_FORCED] = "forced",
 	[MRCORE_WHY_POOL_DRY] = "pool dry",
 };
-
-/**
- * mrcore_why_name() - why a backend was chosen, in words
- * @why: the reason.
- *
- * The words of the debugfs file ``backends`` and of the io_init tracepoint.
- *
- * Context: Any context.
- * Return: a static string.
- */
-const char *mrcore_why_name(enum mrcore_why why)
-{
-	return mrcore_why_names[why];
-}
 
 /* Protects the client data against a lookup racing with remove(). */
 static DEFINE_SPINLOCK(mrcore_devices_lock);
@@ -125,17 +111,27 @@ void mrcore_device_put(struct mrcore_device *mdev)
 		kref_put(&mdev->ref, mrcore_device_release);
 }
 
-/*
- * The slot of a backend's I/O counters.  Slots are claimed once per backend
- * and device and never change owner, so the lookup reads them without a
- * lock; a backend that finds every slot taken counts in the last one.
+/**
+ * mrcore_device_slot() - the counter slot of a backend on a device
+ * @mdev: the device's state, or %NULL.
+ * @ops: the backend.
+ *
+ * Slots are claimed once per backend and device and never change owner, so
+ * the lookup reads them without a lock; a backend that finds every slot
+ * taken counts in the last one.  Pools look their candidates' slots up once
+ * (mrcore_pool_resolve()).
+ *
+ * Context: Any context.
+ * Return: the slot; 0 without state.
  */
-static u32 mrcore_device_slot(struct mrcore_device *mdev,
-			      const struct rdma_mr_backend_ops *ops)
+u32 mrcore_device_slot(struct mrcore_device *mdev,
+		       const struct rdma_mr_backend_ops *ops)
 {
 	unsigned long flags;
 	u32 i, n;
 
+	if (!mdev)
+		return 0;
 	/* Pairs with the release below: a counted slot has its ops set. */
 	n = smp_load_acquire(&mdev->nr_slots);
 	for (i = 0; i < n; i++)
@@ -172,17 +168,7 @@ void mrcore_device_chose(struct mrcore_device *mdev, enum mrcore_class op_class,
 			 const struct rdma_mr_backend_ops *ops,
 			 enum mrcore_why why)
 {
-	u32 slot;
-
-	if (!mdev)
-		return;
-	slot = mrcore_device_slot(mdev, ops);
-	this_cpu_inc(mdev->stats->by_backend[slot][op_class]);
-	/* Written only when it changes: the common case stays read-only. */
-	if (READ_ONCE(mdev->last_slot[op_class]) != slot + 1)
-		WRITE_ONCE(mdev->last_slot[op_class], slot + 1);
-	if (READ_ONCE(mdev->last_why[op_class]) != why)
-		WRITE_ONCE(mdev->last_why[op_class], why);
+	mrcore_device_count(mdev, op_class, mrcore_device_slot(mdev, ops), why);
 }
 
 static void mrcore_device_sum(struct mrcore_device *mdev,
@@ -198,9 +184,14 @@ static void mrcore_device_sum(struct mrcore_device *mdev,
 
 		for (i = 0; i < MRCORE_STAT_NR; i++)
 			sum->v[i] += s->v[i];
-		for (i = 0; i < MRCORE_DEVICE_SLOTS; i++)
+		for (i = 0; i < MRCORE_DEVICE_SLOTS; i++) {
 			for (c = 0; c < MRCORE_CLASS_NR; c++)
 				sum->by_backend[i][c] += s->by_backend[i][c];
+			/* Every I/O is counted once, by its backend. */
+			sum->v[MRCORE_STAT_IOS] +=
+				s->by_backend[i][MRCORE_CLASS_READ] +
+				s->by_backend[i][MRCORE_CLASS_WRITE];
+		}
 	}
 }
 
@@ -216,9 +207,19 @@ u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat)
 {
 	u64 v = 0;
 	int cpu;
+	u32 i;
 
-	for_each_possible_cpu(cpu)
-		v += per_cpu_ptr(mdev->stats, cpu)->v[stat];
+	for_each_possible_cpu(cpu) {
+		const struct mrcore_device_stats *s =
+			per_cpu_ptr(mdev->stats, cpu);
+
+		v += s->v[stat];
+		if (stat != MRCORE_STAT_IOS)
+			continue;
+		for (i = 0; i < MRCORE_DEVICE_SLOTS; i++)
+			v += s->by_backend[i][MRCORE_CLASS_READ] +
+			     s->by_backend[i][MRCORE_CLASS_WRITE];
+	}
 	return v;
 }
 
@@ -257,12 +258,13 @@ static ssize_t mrcore_device_read(struct file *file, char __user *ubuf,
 						 sum->by_backend[i][c]);
 	} else {
 		for (c = 0; c < MRCORE_CLASS_NR; c++) {
-			u32 slot = READ_ONCE(mdev->last_slot[c]);
+			u32 last = READ_ONCE(mdev->last[c]);
+			u32 slot = last & 0xffff;
 
 			len += scnprintf(buf + len, MRCORE_DEVICE_TEXT - len,
 					 "%s %s %s\n", mrcore_class_names[c],
 					 slot ? mdev->slot_name[slot - 1] : "-",
-					 mrcore_why_name(READ_ONCE(mdev->last_why[c])));
+					 mrcore_why_name(last >> 16));
 		}
 	}
 	ret = simple_read_from_buffer(ubuf, count, ppos, buf, len);
@@ -283,6 +285,30 @@ static ssize_t backends_read(struct file *file, char __user *ubuf,
 {
 	return mrcore_device_read(file, ubuf, count, ppos, false);
 }
+
+static ssize_t weights_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct mrcore_device *mdev = file_inode(file)->i_private;
+	const struct rdma_mr_backend_ops *ops;
+	struct rdma_io_weights w;
+	char buf[80];
+	int len;
+
+	ops = mrcore_backend_get(mdev->ibdev);
+	mrcore_io_weights(mdev->ibdev, rdma_start_port(mdev->ibdev), ops, &w);
+	if (ops)
+		mrcore_backend_put(ops);
+	len = scnprintf(buf, sizeof(buf), "wr %u\nmr %u\npage %u\nsge %u\n",
+			w.wr, w.mr, w.page, w.sge);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations weights_fops = {
+	.owner = THIS_MODULE,
+	.read = weights_read,
+	.llseek = default_llseek,
+};
 
 static const struct file_operations counters_fops = {
 	.owner = THIS_MODULE,
@@ -311,12 +337,14 @@ static int mrcore_client_add(struct ib_device *ibdev)
 	}
 	kref_init(&mdev->ref);
 	spin_lock_init(&mdev->lock);
+	mdev->ibdev = ibdev;
 	atomic_inc(&mrcore_devices_live);
 
 	/* debugfs is optional: a device without its files still counts. */
 	mdev->dir = debugfs_create_dir(ibdev->name, mrcore_devices_dir);
 	debugfs_create_file("counters", 0400, mdev->dir, mdev, &counters_fops);
 	debugfs_create_file("backends", 0400, mdev->dir, mdev, &backends_fops);
+	debugfs_create_file("weights", 0400, mdev->dir, mdev, &weights_fops);
 
 	spin_lock_irqsave(&mrcore_devices_lock, flags);
 	ib_set_client_data(ibdev, &mrcore_client, mdev);

@@ -2,94 +2,121 @@
 /*
  * The RDMA READ/WRITE helper: one context per I/O.
  *
- * rdma_io_ctx_init() DMA-maps the caller's scatterlist, asks every backend
- * that serves the device what the I/O would cost, lets the cheapest build one
- * chained WR list, and returns how many WRs it holds.  The cost model
- * replaces fixed rules ("iWARP READs need an MR", "more than N SGEs need an
- * MR"): a backend that cannot do an I/O says so, the others put a price on
- * it, and the price is explained in rdma_io_cost().
+ * rdma_io_ctx_init() DMA-maps the caller's scatterlist and moves it by one
+ * of four strategies (enum mrcore_io_kind), each with one builder here:
+ *
+ *   sges        READ/WRITE WRs on the PD's local DMA lkey, no MR (multiread);
+ *   mrs         one pool MR per run of pages, registered in the chain before
+ *               its READ or WRITE (frwr, fmr, a vendor's MR backend);
+ *   iwarp read  the same with remote-write sinks that die with the READ
+ *               (iwarp);
+ *   custom      a vendor backend's own io_plan and io_build.
+ *
+ * The pool resolved once which backends stand for which strategy
+ * (core/pool.c).  A small predicate decides first: an I/O whose SGEs fit one
+ * WR and cost less than any plan with an MR could is built at once, and its
+ * builder is the one pass over the list, validation included.  Otherwise one
+ * pass measures the list (bytes, pages, MR runs, holes) and every candidate
+ * is priced by arithmetic on that summary with the device's weights; the
+ * cheapest is built from the summary.  The context is tagged with its
+ * strategy and rdma_io_ctx_destroy() undoes it with one switch.
  */
 #include "mrcore_internal.h"
 
-/*
- * Weights of the cost model, in units of "one page or SGE fetched by the
- * HCA".  A WR is posted, fetched, parsed and (for RDMA) travels the wire as
- * a request of its own: on rxe and siw, as on hardware, it costs an order of
- * magnitude more than one more SGE or page in a WR already under way.  An
- * MR costs a pool operation and, when reused, the invalidation of its last
- * key; that WR is counted in the plan's WRs as well.
- */
-#define MRCORE_COST_WR		16
-#define MRCORE_COST_MR		16
-
 /**
  * rdma_io_cost() - the cost model
+ * @w: the device's weights (struct rdma_io_pool_info).
  * @wrs: WRs the I/O posts, registrations and invalidations included.
  * @mrs: MRs it takes from the pool.
  * @pages: pages the HCA fetches from page lists.
  * @sges: SGEs the HCA fetches.
  *
- * Every backend prices its plan with this one function so that plans are
+ * Every plan is priced with this one function so that plans are
  * comparable; the lowest price wins, fewer WRs break a tie.
  *
  * Context: Any context.
  * Return: the price.
  */
-u32 rdma_io_cost(u32 wrs, u32 mrs, u32 pages, u32 sges)
+u32 rdma_io_cost(const struct rdma_io_weights *w, u32 wrs, u32 mrs, u32 pages,
+		 u32 sges)
 {
-	return wrs * MRCORE_COST_WR + mrs * MRCORE_COST_MR + pages + sges;
+	return wrs * w->wr + mrs * w->mr + pages * w->page + sges * w->sge;
 }
 EXPORT_SYMBOL_GPL(rdma_io_cost);
 
+/*
+ * The weights, per transport, in units of one SGE fetched by the HCA.  A WR
+ * is posted, fetched, parsed and travels as a request of its own: 16.  On
+ * RoCE (rxe), registering an MR cost more than it saved in WRs: at 256
+ * pages, REG_MR + WRITE through one MR ran at 0.88x the rate of 8 WRs of 32
+ * SGEs (make bench), which a linear model fits with an MR worth 144.  On
+ * iWARP (siw), every WR is dear (a TCP send each): one MR instead of 43
+ * WRITE WRs ran 14.7x faster at 256 pages and 3 WRs instead of 6 won at 32
+ * pages, which an MR worth 16 reproduces.  Documentation/design.rst gives
+ * the figures.
+ */
+static const struct rdma_io_weights mrcore_weights_ib = {
+	.wr = 16, .mr = 144, .page = 1, .sge = 1,
+};
+
+static const struct rdma_io_weights mrcore_weights_iwarp = {
+	.wr = 16, .mr = 16, .page = 1, .sge = 1,
+};
+
 /**
- * rdma_io_count_mrs() - MRs an I/O needs
- * @ctx: a DMA-mapped context.
- * @max_pages: pages per MR.
+ * mrcore_io_weights() - the cost model's weights for a device
+ * @dev: the device.
+ * @port_num: the port.
+ * @mr_backend: the backend of the device's MRs, which may adjust them; or
+ *	%NULL.
+ * @w: the weights.
  *
  * Context: Any context.
- * Return: the number of runs mrcore_sg_next_chunk() cuts the I/O into.
  */
-u32 rdma_io_count_mrs(const struct rdma_io_ctx *ctx, u32 max_pages)
+void mrcore_io_weights(struct ib_device *dev, u32 port_num,
+		       const struct rdma_mr_backend_ops *mr_backend,
+		       struct rdma_io_weights *w)
 {
-	struct mrcore_sg_iter it;
-	struct mrcore_chunk c;
-	u32 n = 0;
-
-	mrcore_sg_iter_init(&it, ctx->sg, ctx->sg_offset, ctx->dma_nents);
-	while (mrcore_sg_next_chunk(&it, max_pages, &c))
-		n++;
-	return n;
+	*w = rdma_protocol_iwarp(dev, port_num) ? mrcore_weights_iwarp :
+						  mrcore_weights_ib;
+	if (mr_backend && mr_backend->io_weights)
+		mr_backend->io_weights(dev, w);
 }
-EXPORT_SYMBOL_GPL(rdma_io_count_mrs);
 
 /* WRs, SGEs and MR pointers of one context, in one allocation. */
-static int mrcore_io_alloc(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges,
-			   u32 nr_mrs)
+static noinline int mrcore_io_alloc_mem(struct rdma_io_ctx *ctx, u32 nr_wrs,
+					u32 nr_sges, u32 nr_mrs)
 {
 	size_t wrs = array_size(nr_wrs, sizeof(*ctx->wrs));
 	size_t sges = array_size(nr_sges, sizeof(*ctx->sges));
 	size_t mrs = array_size(nr_mrs, sizeof(*ctx->mrs));
 	void *mem;
 
-	if (nr_wrs == 1 && nr_sges == 1 && !nr_mrs) {
-		ctx->wrs = &ctx->inline_wr;
-		ctx->sges = &ctx->inline_sge;
-		return 0;
-	}
 	mem = kzalloc(size_add(size_add(wrs, sges), mrs), GFP_KERNEL);
 	if (!mem)
 		return -ENOMEM;
 	ctx->wrs = mem;
 	ctx->sges = mem + wrs;
-	ctx->mrs = mem + wrs + sges;
+	ctx->mrs = nr_mrs ? mem + wrs + sges : NULL;
 	return 0;
 }
 
-static void mrcore_io_free(struct rdma_io_ctx *ctx)
+/* A one-WR, one-SGE I/O uses storage inside the context. */
+static inline int mrcore_io_alloc(struct rdma_io_ctx *ctx, u32 nr_wrs,
+				  u32 nr_sges, u32 nr_mrs)
+{
+	if (likely(nr_wrs == 1 && nr_sges == 1 && !nr_mrs)) {
+		ctx->wrs = &ctx->inline_wr;
+		ctx->sges = &ctx->inline_sge;
+		return 0;
+	}
+	return mrcore_io_alloc_mem(ctx, nr_wrs, nr_sges, nr_mrs);
+}
+
+static inline void mrcore_io_free(struct rdma_io_ctx *ctx)
 {
 	if (ctx->wrs != &ctx->inline_wr)
 		kfree(ctx->wrs);
-	ctx->wrs = NULL;
 }
 
 /**
@@ -98,111 +125,192 @@ static void mrcore_io_free(struct rdma_io_ctx *ctx)
  * @nr_wrs: RDMA WRs.
  * @nr_sges: SGEs.
  *
- * For backends that build READ/WRITE WRs without MRs.  A one-WR, one-SGE
- * I/O uses storage inside the context and allocates nothing.
+ * For backends that build their own READ/WRITE WRs (@io_build).  A one-WR,
+ * one-SGE I/O uses storage inside the context and allocates nothing.
  *
  * Context: Process context; may sleep.
  * Return: 0 or -ENOMEM.
  */
 int rdma_io_alloc_wrs(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges)
 {
-	return mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0);
+	int ret = mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0);
+
+	/* Zeroed, like the allocated ones. */
+	if (!ret && ctx->wrs == &ctx->inline_wr)
+		memset(&ctx->inline_wr, 0, sizeof(ctx->inline_wr));
+	return ret;
 }
 EXPORT_SYMBOL_GPL(rdma_io_alloc_wrs);
 
-static u32 mrcore_io_count_wrs(const struct rdma_io_ctx *ctx)
+static bool mrcore_io_iwarp_read(const struct rdma_io_ctx *ctx)
 {
-	const struct ib_send_wr *wr;
-	u32 n = 0;
-
-	for (wr = ctx->first; wr; wr = wr->next)
-		n++;
-	return n;
+	return ctx->dir == DMA_FROM_DEVICE && ctx->pool->info.iwarp;
 }
 
-/**
- * rdma_io_build_registered() - build an I/O through MRs of the pool
- * @ctx: a DMA-mapped context.
- * @read_with_inv: a READ invalidates its sink MR itself (iWARP).
- *
- * Cuts the I/O into runs one MR maps each, takes that many MRs from the pool
- * (all or none), and chains for each run: the MR's invalidation of its last
- * key if that key is still valid, its registration, and one READ or WRITE
- * WR.  The MRs get the access flags of a local READ sink or WRITE source on
- * the device (core/access.c).  A READ into a remotely accessible sink that
- * cannot invalidate the sink itself is followed by a LOCAL_INV of the sink,
- * so that its key never outlives the I/O; so is every RDMA WR on a device
- * where the peer can READ through any live key (siw, core/quirks.c).
- *
- * Context: Process context; may sleep.
- * Return: 0; -EAGAIN if the pool has too few free MRs; -ENOMEM; or the MR
- * backend's error.  On error nothing is held.
- */
-int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
+/* SGEs one READ or WRITE WR takes on the QP (ib_create_qp() derived them). */
+static u32 mrcore_io_sges_per_wr(const struct rdma_io_ctx *ctx)
 {
-	u32 pages = rdma_io_pool_mr_pages(ctx->pool);
-	bool read = ctx->dir == DMA_FROM_DEVICE;
-	struct ib_send_wr **link = &ctx->first;
-	struct mrcore_access access;
-	struct mrcore_sg_iter it;
-	struct mrcore_chunk c;
-	bool inv_after;
-	u64 done = 0;
-	u32 i, j, n;
+	const struct ib_qp *qp = ctx->pool->info.qp;
+	u32 n = ctx->dir == DMA_FROM_DEVICE ? qp->max_read_sge :
+					      qp->max_write_sge;
+
+	return max(n, 1u);
+}
+
+/*
+ * sges: the I/O as READ or WRITE WRs on the PD's local DMA lkey, at most
+ * @per_wr SGEs each.  An iWARP READ never comes here: its sink must be a
+ * registered MR (the responder places the data through the sink's STag),
+ * and the PD's DMA lkey would name all of memory on the wire.  When the
+ * choice needed no summary this is the one pass over the list, so it checks
+ * what mrcore_sg_summarize() checks, with the same errors.
+ */
+static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
+				       bool read)
+{
+	u32 lkey = ctx->pool->info.pd->local_dma_lkey;
+	u32 left = ctx->dma_nents;
+	u32 nr_wrs = per_wr == left ? 1 : DIV_ROUND_UP(left, per_wr);
+	enum ib_wr_opcode op = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+	struct scatterlist *s = ctx->sg;
+	u64 remote = ctx->remote_addr;
+	u32 skip = ctx->sg_offset;
+	struct ib_rdma_wr *wr;
+	struct ib_sge *sge;
+	u32 w, j;
 	int ret;
 
-	if (!pages)
-		return -EOPNOTSUPP;
-	ret = mrcore_local_access(ctx->pool->dev, read ?
-				  RDMA_MR_LOCAL_READ_SINK :
-				  RDMA_MR_LOCAL_WRITE_SRC, &access);
+	ret = mrcore_io_alloc(ctx, nr_wrs, left, 0);
 	if (ret)
 		return ret;
-	/*
-	 * A key the peer could use dies in the I/O's own chain: an iWARP
-	 * READ sink that no READ_WITH_INV kills, and, where the peer can
-	 * READ through any live key (siw), every MR's key, WRITE sources
-	 * included, instead of lazily at the MR's next registration.
-	 */
-	inv_after = !read_with_inv &&
-		    (mrcore_access_is_remote(access.ib_access) ||
-		     mrcore_dev_unchecked_remote_read(ctx->pool->dev));
-	n = rdma_io_count_mrs(ctx, pages);
+
+	sge = ctx->sges;
+	wr = ctx->wrs;
+	for (w = 0; w < nr_wrs; w++, wr++) {
+		u32 n = min(left, per_wr);
+
+		*wr = (struct ib_rdma_wr){
+			.wr = {
+				.next = w + 1 < nr_wrs ? &wr[1].wr : NULL,
+				.sg_list = sge,
+				.num_sge = n,
+				.opcode = op,
+			},
+			.remote_addr = remote,
+			.rkey = ctx->rkey,
+		};
+		for (j = 0; j < n; j++, sge++, s = sg_next(s)) {
+			u32 len = sg_dma_len(s);
+			u64 addr = sg_dma_address(s) + skip;
+
+			/* An empty entry, or an offset past the first. */
+			if (unlikely(skip >= len)) {
+				ret = -EINVAL;
+				goto free_wrs;
+			}
+			len -= skip;
+			/* Wraps, or ends in the address space's last page. */
+			if (unlikely(addr > U64_MAX - PAGE_SIZE - len)) {
+				ret = -EOVERFLOW;
+				goto free_wrs;
+			}
+			sge->addr = addr;
+			sge->length = len;
+			sge->lkey = lkey;
+			remote += len;
+			skip = 0;
+		}
+		left -= n;
+	}
+	ctx->length = remote - ctx->remote_addr;
+	if (unlikely(ctx->length > U32_MAX)) {
+		ret = -EOVERFLOW;
+		goto free_wrs;
+	}
+
+	ctx->first = &ctx->wrs[0].wr;
+	ctx->last = &wr[-1].wr;
+	ctx->nr_wrs = nr_wrs;
+	ctx->nr_ops = nr_wrs;
+	return 0;
+
+free_wrs:
+	mrcore_io_free(ctx);
+	return ret;
+}
+
+/*
+ * mrs, iwarp read: cut the I/O into the runs the summary counted, take that
+ * many pool MRs (all or none), and chain for each run its registration (led
+ * by the LOCAL_INV of a lazily kept key, on a stale MR) and one READ or
+ * WRITE.  A READ into a remote-write sink that the READ cannot invalidate
+ * itself, and every I/O on a device that does not check access rights on
+ * incoming READs, is followed by a LOCAL_INV of the MR, so that its key
+ * never outlives the I/O.
+ */
+static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
+{
+	struct rdma_io_pool *pool = ctx->pool;
+	bool read = ctx->dir == DMA_FROM_DEVICE;
+	bool rwi = iwarp_read && pool->read_inv;
+	bool inv_after = !rwi && (iwarp_read || pool->kill_local_keys);
+	int access = read ? pool->sink_access : pool->src_access;
+	enum ib_wr_opcode op = !read ? IB_WR_RDMA_WRITE :
+			       rwi ? IB_WR_RDMA_READ_WITH_INV : IB_WR_RDMA_READ;
+	struct ib_send_wr **link = &ctx->first;
+	u32 n = ctx->nr_runs, wrs = 0;
+	struct mrcore_sg_iter it;
+	struct mrcore_chunk c;
+	u64 done = 0;
+	u32 i, j;
+	int ret;
+
 	ret = mrcore_io_alloc(ctx, n, n, n);
 	if (ret)
 		return ret;
-	ret = mrcore_pool_take(ctx->pool, ctx->mrs, n);
+	ret = mrcore_pool_take(pool, ctx->mrs, n);
 	if (ret)
 		goto free_wrs;
 
+	/* One run is the whole list, as measured: nothing to cut. */
+	c = (struct mrcore_chunk){
+		.sg = ctx->sg,
+		.offset = ctx->sg_offset,
+		.nents = ctx->dma_nents,
+		.length = ctx->length,
+		.npages = ctx->npages,
+		.last = ctx->sg_last,
+		.last_end = ctx->sg_last_len,
+	};
 	mrcore_sg_iter_init(&it, ctx->sg, ctx->sg_offset, ctx->dma_nents);
-	for (i = 0; mrcore_sg_next_chunk(&it, pages, &c); i++) {
+	for (i = 0; i < n && (n == 1 ||
+			      mrcore_sg_next_chunk(&it, pool->mr_pages, &c));
+	     i++) {
 		struct rdma_mr *mr = ctx->mrs[i];
 		struct ib_rdma_wr *wr = &ctx->wrs[i];
 		struct ib_send_wr *head = &wr->wr;
+		struct ib_send_wr *w;
 
-		ret = mrcore_mr_map_chunk(mr, &c, access.ib_access, &head);
+		ret = mrcore_mr_map_chunk(mr, &c, access, &head);
 		if (ret)
 			goto return_mrs;
+		for (w = head; w != &wr->wr; w = w->next)
+			wrs++;
 
 		ctx->sges[i].addr = mr->iova;
 		ctx->sges[i].length = c.length;
 		ctx->sges[i].lkey = mr->key;
-		if (!read)
-			wr->wr.opcode = IB_WR_RDMA_WRITE;
-		else if (read_with_inv)
-			wr->wr.opcode = IB_WR_RDMA_READ_WITH_INV;
-		else
-			wr->wr.opcode = IB_WR_RDMA_READ;
-		if (read_with_inv) {
+		wr->wr.opcode = op;
+		if (rwi) {
 			wr->wr.ex.invalidate_rkey = mr->key;
-			mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_INV_LOCAL);
+			mrcore_stat_inc(pool->mdev, MRCORE_STAT_INV_LOCAL);
 		}
 		wr->wr.sg_list = &ctx->sges[i];
 		wr->wr.num_sge = 1;
 		wr->remote_addr = ctx->remote_addr + done;
 		wr->rkey = ctx->rkey;
 		done += c.length;
+		wrs++;
 
 		*link = head;
 		link = &wr->wr.next;
@@ -221,13 +329,19 @@ int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv)
 			*link = inv;
 			link = &inv->next;
 			ctx->last = inv;
+			wrs++;
 		}
+	}
+	/* The summary and the cut disagree: a core bug, never seen by a peer. */
+	if (WARN_ON_ONCE(i != n || done != ctx->length)) {
+		ret = -EIO;
+		goto return_mrs;
 	}
 	*link = NULL;
 
 	ctx->nr_mrs = n;
 	ctx->nr_ops = n;
-	ctx->nr_wrs = mrcore_io_count_wrs(ctx);
+	ctx->nr_wrs = wrs;
 	return 0;
 
 return_mrs:
@@ -236,32 +350,289 @@ return_mrs:
 	 * device MRs are replaced before reuse.  The others are untouched.
 	 */
 	for (j = 0; j < n; j++)
-		mrcore_pool_return(ctx->pool, ctx->mrs[j], j >= i);
+		mrcore_pool_return(pool, ctx->mrs[j], j >= i);
 free_wrs:
 	mrcore_io_free(ctx);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(rdma_io_build_registered);
 
-/* Pool ran dry: several READ/WRITE WRs instead, where the transport allows. */
-static int mrcore_io_fallback(struct rdma_io_ctx *ctx, struct rdma_io_plan *plan)
+/**
+ * struct mrcore_io_choice - what the planning decided
+ * @cand: the candidate to build.
+ * @plan: its plan.
+ * @fallback: the cheapest candidate that takes no MR, for a dry pool; -1.
+ * @why: why @cand.
+ */
+struct mrcore_io_choice {
+	int cand;
+	struct rdma_io_plan plan;
+	int fallback;
+	enum mrcore_why why;
+};
+
+/* The plan of candidate @c on the summary; -EOPNOTSUPP if it cannot. */
+static int mrcore_io_price(const struct rdma_io_ctx *ctx,
+			   const struct mrcore_io_cand *c,
+			   struct rdma_io_plan *plan)
+{
+	const struct rdma_io_pool *pool = ctx->pool;
+	const struct rdma_io_weights *w = &pool->info.weights;
+	bool iwarp_read = mrcore_io_iwarp_read(ctx);
+	u32 runs = ctx->nr_runs, per_run, stale = 0, clean;
+
+	switch (c->kind) {
+	case MRCORE_IO_SGES:
+		if (iwarp_read)
+			return -EOPNOTSUPP;
+		plan->wrs = DIV_ROUND_UP(ctx->dma_nents,
+					 mrcore_io_sges_per_wr(ctx));
+		plan->mrs = 0;
+		plan->cost = rdma_io_cost(w, plan->wrs, 0, 0, ctx->dma_nents);
+		return 0;
+	case MRCORE_IO_MRS:
+		if (iwarp_read)
+			return -EOPNOTSUPP;
+		if (pool->mr_backend->io_flags & RDMA_IO_SYNC_MAP) {
+			/*
+			 * No WR registers, none invalidates: so none can kill
+			 * a key after its I/O where that is needed.
+			 */
+			if (pool->kill_local_keys)
+				return -EOPNOTSUPP;
+			per_run = 1;
+			break;
+		}
+		/* REG_MR + READ/WRITE, and the LOCAL_INV of a stale key. */
+		per_run = 2 + pool->kill_local_keys;
+		clean = READ_ONCE(pool->nr_clean);
+		stale = runs > clean ? runs - clean : 0;
+		break;
+	case MRCORE_IO_IWARP_READ:
+		if (!iwarp_read)
+			return -EOPNOTSUPP;
+		/* REG_MR + READ_WITH_INV, or REG_MR + READ + LOCAL_INV */
+		per_run = pool->read_inv ? 2 : 3;
+		clean = READ_ONCE(pool->nr_clean);
+		stale = runs > clean ? runs - clean : 0;
+		break;
+	default:
+		return c->ops->io_plan(ctx, plan);
+	}
+	plan->mrs = runs;
+	plan->wrs = runs * per_run + stale;
+	plan->cost = rdma_io_cost(w, plan->wrs, runs, ctx->npages, 0);
+	return 0;
+}
+
+static bool mrcore_plan_better(const struct rdma_io_plan *a,
+			       const struct rdma_io_plan *b)
+{
+	return a->cost < b->cost || (a->cost == b->cost && a->wrs < b->wrs);
+}
+
+/* Measure the list once: what every plan but the shortcut needs. */
+static int mrcore_io_measure(struct rdma_io_ctx *ctx)
+{
+	struct mrcore_sg_summary sum;
+	int ret;
+
+	ret = mrcore_sg_summarize(ctx->sg, ctx->sg_offset, ctx->dma_nents,
+				  ctx->pool->info.mr_pages, &sum);
+	if (ret)
+		return ret;
+	ctx->length = sum.length;
+	ctx->npages = sum.npages;
+	ctx->nr_runs = sum.runs;
+	ctx->sg_last = sum.last;
+	ctx->sg_last_len = sum.last_len;
+	return 0;
+}
+
+static int mrcore_io_choose(struct rdma_io_ctx *ctx,
+			    const struct mrcore_io_set *set,
+			    struct mrcore_io_choice *ch)
+{
+	struct rdma_io_plan p, fallback = {};
+	u32 i;
+	int ret;
+
+	ch->cand = -1;
+	ch->fallback = -1;
+	if (set->forced >= 0) {
+		if (set->forced == set->nr)
+			return -EOPNOTSUPP;
+		ret = mrcore_io_measure(ctx);
+		if (ret)
+			return ret;
+		if (mrcore_io_price(ctx, &set->cand[set->forced], &ch->plan))
+			return -EOPNOTSUPP;
+		ch->cand = set->forced;
+		ch->why = MRCORE_WHY_FORCED;
+		return 0;
+	}
+
+	ret = mrcore_io_measure(ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < set->nr; i++) {
+		if (mrcore_io_price(ctx, &set->cand[i], &p))
+			continue;
+		if (!p.mrs &&
+		    (ch->fallback < 0 || mrcore_plan_better(&p, &fallback))) {
+			ch->fallback = i;
+			fallback = p;
+		}
+		if (ch->cand >= 0 && !mrcore_plan_better(&p, &ch->plan))
+			continue;
+		ch->cand = i;
+		ch->plan = p;
+	}
+	if (ch->cand < 0)
+		return -EOPNOTSUPP;
+	/* A plan without MRs cannot run dry: no fallback from it. */
+	if (!ch->plan.mrs)
+		ch->fallback = -1;
+	ch->why = MRCORE_WHY_CHEAPEST;
+	return 0;
+}
+
+static int mrcore_io_build(struct rdma_io_ctx *ctx,
+			   const struct mrcore_io_cand *c)
 {
 	int ret;
 
-	if (ctx->backend == &mrcore_multiread_ops ||
-	    mrcore_multiread_ops.io_plan(ctx, plan))
-		return -EAGAIN;
-	if (!try_module_get(mrcore_multiread_ops.owner))
-		return -EAGAIN;
-	ret = mrcore_multiread_ops.io_build(ctx);
-	if (ret) {
-		module_put(mrcore_multiread_ops.owner);
+	/* Custom builders and io_done see their backend. */
+	ctx->backend = c->ops;
+	ctx->kind = c->kind;
+	switch (c->kind) {
+	case MRCORE_IO_SGES:
+		return mrcore_io_build_sges(ctx, mrcore_io_sges_per_wr(ctx),
+					    ctx->dir == DMA_FROM_DEVICE);
+	case MRCORE_IO_MRS:
+		return mrcore_io_build_mrs(ctx, false);
+	case MRCORE_IO_IWARP_READ:
+		return mrcore_io_build_mrs(ctx, true);
+	default:
+		ctx->wrs = NULL;
+		ret = c->ops->io_build(ctx);
+		/* What rdma_io_alloc_wrs() gave a failed build, the core frees. */
+		if (ret && ctx->wrs)
+			mrcore_io_free(ctx);
 		return ret;
 	}
-	module_put(ctx->backend->owner);
-	ctx->backend = &mrcore_multiread_ops;
-	mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_POOL_FALLBACKS);
-	return 0;
+}
+
+/*
+ * The cheapest any plan with an MR could be, if the I/O spans @npages pages
+ * in as few runs as they fit: a lower bound of their prices.  False if no
+ * candidate uses MRs.
+ */
+static bool mrcore_io_mr_floor(struct rdma_io_ctx *ctx,
+			       const struct mrcore_io_set *set, u32 npages,
+			       struct rdma_io_plan *floor)
+{
+	u32 mr_pages = ctx->pool->info.mr_pages;
+	struct rdma_io_plan p;
+	bool any = false;
+	u32 i;
+
+	ctx->npages = npages;
+	ctx->nr_runs = mr_pages ? DIV_ROUND_UP(npages, mr_pages) : 0;
+	for (i = 0; i < set->nr; i++) {
+		const struct mrcore_io_cand *c = &set->cand[i];
+
+		if ((c->kind != MRCORE_IO_MRS &&
+		     c->kind != MRCORE_IO_IWARP_READ) ||
+		    mrcore_io_price(ctx, c, &p))
+			continue;
+		if (!any || mrcore_plan_better(&p, floor))
+			*floor = p;
+		any = true;
+	}
+	return any;
+}
+
+/* Whether @a beats every plan that costs at least @floor. */
+static bool mrcore_plan_beats(const struct rdma_io_plan *a,
+			      const struct rdma_io_plan *floor)
+{
+	return a->cost < floor->cost ||
+	       (a->cost == floor->cost && a->wrs < floor->wrs);
+}
+
+/*
+ * Several WRs of SGEs, built in the one pass that also validates the list
+ * and counts its bytes, when no plan with an MR can beat them: those span
+ * at least a page per PAGE_SIZE bytes, which bounds their prices from
+ * below.  A first guess (a page per entry) keeps this from building SGEs
+ * that an MR plan will clearly beat.  Returns 1 if the I/O was built.
+ */
+static int mrcore_io_sges_first(struct rdma_io_ctx *ctx,
+				const struct mrcore_io_set *set,
+				struct mrcore_io_choice *ch)
+{
+	u32 per_wr = mrcore_io_sges_per_wr(ctx);
+	struct rdma_io_plan floor;
+	int ret;
+
+	ch->plan.wrs = DIV_ROUND_UP(ctx->dma_nents, per_wr);
+	ch->plan.mrs = 0;
+	ch->plan.cost = rdma_io_cost(&ctx->pool->info.weights, ch->plan.wrs,
+				     0, 0, ctx->dma_nents);
+	if (mrcore_io_mr_floor(ctx, set, ctx->dma_nents, &floor) &&
+	    !mrcore_plan_beats(&ch->plan, &floor))
+		return 0;
+	ret = mrcore_io_build_sges(ctx, per_wr, ctx->dir == DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	if (mrcore_io_mr_floor(ctx, set, DIV_ROUND_UP(ctx->length, PAGE_SIZE),
+			       &floor) &&
+	    !mrcore_plan_beats(&ch->plan, &floor)) {
+		mrcore_io_free(ctx);
+		return 0;
+	}
+	ctx->npages = 0;
+	ctx->nr_runs = 0;
+	ctx->kind = MRCORE_IO_SGES;
+	ch->cand = set->sges;
+	ch->why = MRCORE_WHY_CHEAPEST;
+	return 1;
+}
+
+/* Price every candidate on the summary, build the cheapest. */
+static noinline int mrcore_io_plan_build(struct rdma_io_ctx *ctx,
+					 const struct mrcore_io_set *set,
+					 struct mrcore_io_choice *ch)
+{
+	struct mrcore_device *mdev = ctx->pool->mdev;
+	int ret;
+
+	ctx->npages = 0;
+	ctx->nr_runs = 0;
+	ctx->nr_mrs = 0;
+	ctx->mrs = NULL;
+	if (set->sges_first[ctx->dir == DMA_FROM_DEVICE]) {
+		ret = mrcore_io_sges_first(ctx, set, ch);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
+	ret = mrcore_io_choose(ctx, set, ch);
+	if (ret) {
+		if (ret == -EOPNOTSUPP)
+			mrcore_stat_inc(mdev, MRCORE_STAT_ERR_NO_BACKEND);
+		return ret;
+	}
+	ret = mrcore_io_build(ctx, &set->cand[ch->cand]);
+	if (ret == -EAGAIN && ch->fallback >= 0) {
+		ch->cand = ch->fallback;
+		ch->why = MRCORE_WHY_POOL_DRY;
+		ret = mrcore_io_build(ctx, &set->cand[ch->cand]);
+		if (!ret)
+			mrcore_stat_inc(mdev, MRCORE_STAT_POOL_FALLBACKS);
+	}
+	if (ret == -EAGAIN)
+		mrcore_stat_inc(mdev, MRCORE_STAT_ERR_POOL_DRY);
+	return ret;
 }
 
 /**
@@ -277,33 +648,34 @@ static int mrcore_io_fallback(struct rdma_io_ctx *ctx, struct rdma_io_plan *plan
  *	WRITE @sg to the peer.
  *
  * When the pool has too few free MRs for the chosen plan, the I/O falls back
- * to several READ/WRITE WRs if the transport allows it.
+ * to the cheapest plan without MRs, if the transport allows one.
  *
  * Context: Process context; may sleep.
  * Return: the number of WRs the I/O posts (> 0); -EINVAL for a NULL
  * argument, zero @sg_cnt, an @sg_offset at or past the end of the first
- * entry, an empty entry
- * or an unknown @dir; -EOVERFLOW for more than U32_MAX bytes or an entry
- * that wraps; -ENOMEM; -EOPNOTSUPP if no backend (or not the forced one)
- * can move the I/O; -EAGAIN if the pool is dry and no fallback applies.
- * On error nothing is mapped or held.
+ * entry, an empty entry or an unknown @dir; -EOVERFLOW for more than
+ * U32_MAX bytes or an entry that wraps; -ENOMEM; -EOPNOTSUPP if no backend
+ * (or not the forced one) can move the I/O; -EAGAIN if the pool is dry and
+ * no fallback applies.  On error nothing is mapped or held.
  */
 int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
 		     u64 remote_addr, u32 rkey, enum dma_data_direction dir)
 {
-	const struct rdma_mr_backend_ops *choice;
-	char forced[MRCORE_BACKEND_NAME_LEN];
-	struct mrcore_sg_shape shape;
-	struct rdma_io_plan plan;
-	enum mrcore_why why;
+	bool read = dir == DMA_FROM_DEVICE;
+	const struct mrcore_io_set *set;
+	struct mrcore_io_choice ch;
 	int ret;
 
 	if (!ctx || !pool || !sg || !sg_cnt ||
 	    (dir != DMA_FROM_DEVICE && dir != DMA_TO_DEVICE))
 		return -EINVAL;
+	set = mrcore_pool_io(pool);
+	if (!set) {
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_NO_BACKEND);
+		return -EOPNOTSUPP;
+	}
 
-	memset(ctx, 0, sizeof(*ctx));
 	ctx->pool = pool;
 	ctx->sg = sg;
 	ctx->sg_cnt = sg_cnt;
@@ -313,47 +685,41 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->rkey = rkey;
 
 	ctx->dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
-			 ib_dma_map_sg(pool->dev, sg, sg_cnt, dir);
-	if (!ctx->dma_nents) {
+			 ib_dma_map_sg(pool->info.dev, sg, sg_cnt, dir);
+	if (unlikely(!ctx->dma_nents)) {
 		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_DMA_MAP);
 		return -ENOMEM;
 	}
-	ret = mrcore_sg_shape(sg, sg_offset, ctx->dma_nents, &shape);
-	if (ret)
-		goto unmap_dma;
-	ctx->length = shape.length;
-	ctx->npages = shape.npages;
 
-	mrcore_pool_forced(pool, forced);
-	choice = mrcore_backend_choose_io(ctx, forced, &plan);
-	ctx->backend = choice;
-	if (!ctx->backend) {
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_NO_BACKEND);
-		ret = -EOPNOTSUPP;
-		goto unmap_dma;
+	/*
+	 * The common case, decided before anything is measured: the SGEs fit
+	 * one WR, and no plan with an MR could cost less, whatever the pages.
+	 */
+	if (ctx->dma_nents <= set->one_wr[read]) {
+		ch.cand = set->sges;
+		ch.why = MRCORE_WHY_CHEAPEST;
+		ch.plan.wrs = 1;
+		ch.plan.mrs = 0;
+		ch.plan.cost = rdma_io_cost(&pool->info.weights, 1, 0, 0,
+					    ctx->dma_nents);
+		ctx->kind = MRCORE_IO_SGES;
+		ctx->nr_mrs = 0;
+		ret = mrcore_io_build_sges(ctx, ctx->dma_nents, read);
+	} else {
+		ret = mrcore_io_plan_build(ctx, set, &ch);
 	}
+	if (unlikely(ret))
+		goto unmap_dma;
 
-	ret = ctx->backend->io_build(ctx);
-	if (ret == -EAGAIN && !forced[0])
-		ret = mrcore_io_fallback(ctx, &plan);
-	if (ret)
-		goto put_backend;
-	why = forced[0] ? MRCORE_WHY_FORCED : ctx->backend == choice ?
-	      MRCORE_WHY_CHEAPEST : MRCORE_WHY_POOL_DRY;
-	mrcore_stat_inc(pool->mdev, MRCORE_STAT_IOS);
-	mrcore_device_chose(pool->mdev, dir == DMA_FROM_DEVICE ?
-			    MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
-			    ctx->backend, why);
-	trace_mrcore_io_init(ctx, mrcore_why_name(why), &plan);
+	ctx->backend = set->cand[ch.cand].ops;
+	mrcore_device_count(pool->mdev, read ? MRCORE_CLASS_READ :
+			    MRCORE_CLASS_WRITE, set->cand[ch.cand].slot, ch.why);
+	trace_mrcore_io_init(ctx, mrcore_why_name(ch.why), &ch.plan);
 	return ctx->nr_wrs;
 
-put_backend:
-	if (ret == -EAGAIN)
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_POOL_DRY);
-	module_put(ctx->backend->owner);
-	ctx->backend = NULL;
 unmap_dma:
-	ib_dma_unmap_sg(pool->dev, sg, sg_cnt, dir);
+	ctx->backend = NULL;
+	ib_dma_unmap_sg(pool->info.dev, sg, sg_cnt, dir);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_init);
@@ -409,7 +775,7 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 	int ret;
 
 	ret = mrcore_should_fail(MRCORE_FAULT_POST_SEND) ? -ENOMEM :
-	      ib_post_send(ctx->pool->qp, first, &bad);
+	      ib_post_send(ctx->pool->info.qp, first, &bad);
 	if (ret && bad != first)
 		ret = -EINPROGRESS;
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
@@ -419,6 +785,34 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
 
+/*
+ * After a successful completion every MR goes back at once: its key is dead
+ * (READ_WITH_INV, LOCAL_INV) or local-only and killed by its next
+ * registration.  Otherwise the keys' state is unknown: quarantine.
+ */
+static noinline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->nr_mrs; i++) {
+		struct rdma_mr *mr = ctx->mrs[i];
+		bool key_dead = ok && !WARN_ON_ONCE(rdma_unmap_mr(mr));
+
+		mrcore_pool_return(ctx->pool, mr, key_dead);
+	}
+}
+
+/* The completed READ_WITH_INVs killed the sinks' keys. */
+static void mrcore_io_iwarp_read_done(struct rdma_io_ctx *ctx, bool ok)
+{
+	u32 i;
+
+	for (i = 0; ok && ctx->pool->read_inv && i < ctx->nr_mrs; i++)
+		WARN_ON_ONCE(rdma_mr_remote_invalidated(ctx->mrs[i],
+							ctx->mrs[i]->key));
+	mrcore_io_return_mrs(ctx, ok);
+}
+
 /**
  * rdma_io_ctx_destroy() - release everything an I/O holds
  * @ctx: an initialized context.
@@ -427,8 +821,7 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
  *
  * After a successful completion every MR goes back to the pool at once: its
  * key is dead (READ_WITH_INV, LOCAL_INV) or local-only and killed by its
- * next registration (never on a device where the peer can READ through any
- * live key: there the chain killed it).  After a failure or a flush (any other status, or no
+ * next registration.  After a failure or a flush (any other status, or no
  * @wc) the state of the keys is unknown: the MRs are quarantined until the
  * pool's work has replaced their device MRs, which kills the keys, so no MR
  * is reused before it is invalidated.
@@ -438,23 +831,27 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
 void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 {
 	bool ok = wc && wc->status == IB_WC_SUCCESS;
-	u32 i;
 
 	trace_mrcore_io_done(ctx, ok);
-	if (!ok)
+	if (unlikely(!ok))
 		mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_ERR_COMPLETION);
-	if (ctx->backend->io_done)
-		ctx->backend->io_done(ctx, ok);
-	for (i = 0; i < ctx->nr_mrs; i++) {
-		struct rdma_mr *mr = ctx->mrs[i];
-		bool key_dead = ok && !WARN_ON_ONCE(rdma_unmap_mr(mr));
-
-		mrcore_pool_return(ctx->pool, mr, key_dead);
+	switch (ctx->kind) {
+	case MRCORE_IO_SGES:
+		break;
+	case MRCORE_IO_IWARP_READ:
+		mrcore_io_iwarp_read_done(ctx, ok);
+		break;
+	case MRCORE_IO_MRS:
+		mrcore_io_return_mrs(ctx, ok);
+		break;
+	default:
+		if (ctx->backend->io_done)
+			ctx->backend->io_done(ctx, ok);
+		mrcore_io_return_mrs(ctx, ok);
+		break;
 	}
-	ib_dma_unmap_sg(ctx->pool->dev, ctx->sg, ctx->sg_cnt, ctx->dir);
+	ib_dma_unmap_sg(ctx->pool->info.dev, ctx->sg, ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);
-	module_put(ctx->backend->owner);
-	ctx->backend = NULL;
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_destroy);
 

@@ -5,8 +5,29 @@
 #include "mrcore_internal.h"
 
 char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
-module_param_string(force_backend, mrcore_force_backend,
-		    sizeof(mrcore_force_backend), 0644);
+
+/* A new name makes every pool resolve its backends again. */
+static int mrcore_force_backend_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	int ret = param_set_copystring(val, kp);
+
+	mrcore_registry_changed();
+	return ret;
+}
+
+static const struct kernel_param_ops mrcore_force_backend_ops = {
+	.set = mrcore_force_backend_set,
+	.get = param_get_string,
+};
+
+static struct kparam_string mrcore_force_backend_kps = {
+	.string = mrcore_force_backend,
+	.maxlen = sizeof(mrcore_force_backend),
+};
+
+module_param_cb(force_backend, &mrcore_force_backend_ops,
+		&mrcore_force_backend_kps, 0644);
 MODULE_PARM_DESC(force_backend,
 		 "Backend every I/O must use (frwr, iwarp, fmr, multiread); empty: the cost model decides. For tests.");
 

@@ -152,6 +152,7 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 
 	mr->sg = c->sg;
 	mr->sg_offset = c->offset;
+	mr->sg_last = c->last;
 	mr->sg_last_end = c->last_end;
 	mr->dma_nents = c->nents;
 	mr->length = c->length;
@@ -173,7 +174,7 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 		      struct ib_send_wr **post_wr)
 {
 	struct ib_device *dev = mr->pd->device;
-	struct mrcore_sg_shape shape;
+	struct mrcore_sg_summary sum;
 	struct mrcore_chunk whole;
 	int dma_nents;
 	int ret;
@@ -191,15 +192,16 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 		return -ENOMEM;
 	}
 
-	ret = mrcore_sg_shape(sg, 0, dma_nents, &shape);
+	ret = mrcore_sg_summarize(sg, 0, dma_nents, 0, &sum);
 	if (ret)
 		goto unmap_dma;
-	whole.last_end = shape.last_len;
-	if (shape.holes) {
+	whole.last = sum.last;
+	whole.last_end = sum.last_len;
+	if (sum.holes) {
 		ret = -EINVAL;
 		goto unmap_dma;
 	}
-	if (shape.npages > mr->max_pages) {
+	if (sum.npages > mr->max_pages) {
 		ret = -E2BIG;
 		goto unmap_dma;
 	}
@@ -207,8 +209,8 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	whole.sg = sg;
 	whole.offset = 0;
 	whole.nents = dma_nents;
-	whole.length = shape.length;
-	whole.npages = shape.npages;
+	whole.length = sum.length;
+	whole.npages = sum.npages;
 	ret = mrcore_mr_map_chunk(mr, &whole, access->ib_access, post_wr);
 	if (ret)
 		goto unmap_dma;

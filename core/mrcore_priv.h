@@ -24,21 +24,26 @@ int mrcore_remote_access(unsigned int remote_ops, struct mrcore_access *out);
 bool mrcore_access_is_remote(int ib_access);
 
 /**
- * struct mrcore_sg_shape - a DMA-mapped scatterlist as an MR sees it
- * @npages: pages the bytes span.
+ * struct mrcore_sg_summary - a DMA-mapped scatterlist, measured in one pass
  * @length: bytes.
+ * @npages: pages the bytes span.
  * @holes: places where a page list would need a hole; 0 fits one MR.
- * @last_len: length of the last entry.
+ * @runs: runs of pages one MR maps each, as mrcore_sg_next_chunk() cuts
+ *	them for the MR size asked for; 0 if none was asked for.
+ * @last: the last DMA entry.
+ * @last_len: its length.
  */
-struct mrcore_sg_shape {
-	u32 npages;
+struct mrcore_sg_summary {
 	u64 length;
+	u32 npages;
 	u32 holes;
+	u32 runs;
+	struct scatterlist *last;
 	u32 last_len;
 };
 
-int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
-		    struct mrcore_sg_shape *shape);
+int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
+			u32 mr_pages, struct mrcore_sg_summary *sum);
 
 /**
  * struct mrcore_sg_iter - a position in a DMA-mapped scatterlist
@@ -59,7 +64,8 @@ struct mrcore_sg_iter {
  * @nents: entries it touches.
  * @length: bytes.
  * @npages: pages.
- * @last_end: bytes of its last entry it covers, from that entry's start.
+ * @last: its last entry.
+ * @last_end: bytes of @last it covers, from that entry's start.
  */
 struct mrcore_chunk {
 	struct scatterlist *sg;
@@ -67,6 +73,7 @@ struct mrcore_chunk {
 	int nents;
 	u64 length;
 	u32 npages;
+	struct scatterlist *last;
 	u32 last_end;
 };
 
@@ -85,7 +92,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * enum mrcore_stat - the counters of a device
  * @MRCORE_STAT_MAPS: map-API mappings (rdma_map_sg_lkey(), rdma_map_sg_rkey()).
  * @MRCORE_STAT_UNMAPS: map-API unmaps.
- * @MRCORE_STAT_IOS: I/O contexts built.
+ * @MRCORE_STAT_IOS: I/O contexts built (not counted on its own: the sum
+ *	of the per-backend READ and WRITE uses).
  * @MRCORE_STAT_WRS: WRs of I/O chains handed out for posting.
  * @MRCORE_STAT_POSTS: rdma_io_ctx_post() calls that reached the driver.
  * @MRCORE_STAT_POOL_HITS: MRs taken from a pool.
@@ -175,25 +183,26 @@ struct mrcore_device_stats {
 /**
  * struct mrcore_device - what the core keeps per RDMA device
  * @ref: held by the device's registration, each MR and each pool.
+ * @ibdev: the device, while it is registered.
  * @stats: per-CPU counters.
  * @dir: debugfs directory devices/<name>/.
  * @lock: serializes claiming a backend slot.
  * @nr_slots: backend slots claimed.
  * @slot_ops: the backend of each slot (compared, never dereferenced).
  * @slot_name: its name, kept for when the backend is gone.
- * @last_slot: per class, 1 + the slot of the backend chosen last, or 0.
- * @last_why: per class, why.
+ * @last: per class, 1 + the slot of the backend chosen last (or 0) in the
+ *	low 16 bits, and why (enum mrcore_why) above.
  */
 struct mrcore_device {
 	struct kref ref;
+	struct ib_device *ibdev;
 	struct mrcore_device_stats __percpu *stats;
 	struct dentry *dir;
 	spinlock_t lock;	/* serializes claiming a backend slot */
 	u32 nr_slots;
 	const struct rdma_mr_backend_ops *slot_ops[MRCORE_DEVICE_SLOTS];
 	char slot_name[MRCORE_DEVICE_SLOTS][MRCORE_BACKEND_NAME_LEN];
-	u32 last_slot[MRCORE_CLASS_NR];
-	u32 last_why[MRCORE_CLASS_NR];
+	u32 last[MRCORE_CLASS_NR];
 };
 
 struct mrcore_device *mrcore_device_get(struct ib_device *ibdev);
@@ -201,10 +210,50 @@ void mrcore_device_put(struct mrcore_device *mdev);
 void mrcore_device_chose(struct mrcore_device *mdev, enum mrcore_class op_class,
 			 const struct rdma_mr_backend_ops *ops,
 			 enum mrcore_why why);
+u32 mrcore_device_slot(struct mrcore_device *mdev,
+		       const struct rdma_mr_backend_ops *ops);
 u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat);
-const char *mrcore_why_name(enum mrcore_why why);
+extern const char *const mrcore_why_names[MRCORE_WHY_NR];
+
+/**
+ * mrcore_why_name() - why a backend was chosen, in words
+ * @why: the reason.
+ *
+ * The words of the debugfs file ``backends`` and of the io_init tracepoint.
+ *
+ * Context: Any context.
+ * Return: a static string.
+ */
+static inline const char *mrcore_why_name(enum mrcore_why why)
+{
+	return mrcore_why_names[why];
+}
+
 int mrcore_devices_init(struct dentry *root);
 void mrcore_devices_exit(void);
+
+/**
+ * mrcore_device_count() - count a use of the backend in a slot
+ * @mdev: the device's state, or %NULL.
+ * @op_class: what it does.
+ * @slot: the backend's slot (mrcore_device_slot()).
+ * @why: why the core chose it.
+ *
+ * Context: Any context.
+ */
+static inline void mrcore_device_count(struct mrcore_device *mdev,
+				       enum mrcore_class op_class, u32 slot,
+				       enum mrcore_why why)
+{
+	u32 last = (slot + 1) | why << 16;
+
+	if (!mdev)
+		return;
+	this_cpu_inc(mdev->stats->by_backend[slot][op_class]);
+	/* Written only when it changes: the common case stays read-only. */
+	if (READ_ONCE(mdev->last[op_class]) != last)
+		WRITE_ONCE(mdev->last[op_class], last);
+}
 
 /* Counting is per CPU and free of atomics; a device without state skips it. */
 static inline void mrcore_stat_add(struct mrcore_device *mdev,
@@ -221,36 +270,115 @@ static inline void mrcore_stat_inc(struct mrcore_device *mdev,
 }
 
 /**
+ * enum mrcore_io_kind - how an I/O is built, and undone
+ * @MRCORE_IO_SGES: READ/WRITE WRs on the PD's local DMA lkey, no MR.
+ * @MRCORE_IO_MRS: one pool MR per run, registered in the chain before its
+ *	READ or WRITE; a local-only key is left for lazy invalidation.
+ * @MRCORE_IO_IWARP_READ: an iWARP READ into pool MRs registered as remote
+ *	write sinks, each killed by its READ_WITH_INV or a LOCAL_INV after it.
+ * @MRCORE_IO_CUSTOM: a backend's own io_plan/io_build/io_done.
+ */
+enum mrcore_io_kind {
+	MRCORE_IO_SGES,
+	MRCORE_IO_MRS,
+	MRCORE_IO_IWARP_READ,
+	MRCORE_IO_CUSTOM,
+};
+
+#define MRCORE_IO_CANDS		8
+
+/**
+ * struct mrcore_io_cand - a backend that can move a pool's I/O
+ * @ops: the backend.
+ * @kind: the strategy it stands for.
+ * @slot: its counter slot on the device.
+ * @pinned: its module, referenced until the pool goes; %NULL for the core.
+ */
+struct mrcore_io_cand {
+	const struct rdma_mr_backend_ops *ops;
+	enum mrcore_io_kind kind;
+	u32 slot;
+	struct module *pinned;
+};
+
+/**
+ * struct mrcore_io_set - the backends serving a pool, resolved once
+ * @entry: linkage on the pool's list of sets, freed with the pool.
+ * @nr: candidates.
+ * @forced: the index of the candidate every I/O must use, @nr if the
+ *	forced name matches none, or -1 for the cost model's choice.
+ * @sges: the candidate of kind %MRCORE_IO_SGES, or -1.
+ * @one_wr: per direction (index: a READ), the most DMA entries an I/O may
+ *	have to go as one WR of SGEs without being priced: they fit the QP's
+ *	WR, and no plan with an MR could cost less, whatever the pages.  0
+ *	when a backend is forced, a custom backend must be asked, or the
+ *	transport refuses (an iWARP READ).
+ * @sges_first: per direction, whether an I/O of several WRs of SGEs may be
+ *	built before the list is measured (no backend forced, no custom
+ *	backend, and the transport allows SGEs).
+ * @cand: the candidates, newest registered first.
+ *
+ * A set is immutable once published.  The modules of its backends are
+ * pinned until the pool is destroyed (the core's own are not counted), so
+ * no I/O touches a module reference.
+ */
+struct mrcore_io_set {
+	struct list_head entry;
+	u32 nr;
+	int forced;
+	int sges;
+	u32 one_wr[2];
+	bool sges_first[2];
+	struct mrcore_io_cand cand[MRCORE_IO_CANDS];
+};
+
+/**
  * struct rdma_io_pool - the MRs of one QP
- * @qp: the QP.
- * @pd: its protection domain.
- * @dev: its device.
- * @port_num: the port the QP uses.
+ * @info: what backends may know of the pool (rdma_io_pool_get_info()).
  * @mr_backend: the backend of the MRs, or %NULL if no MR backend serves
  *	the device (the pool then holds no MRs).
  * @mr_pages: pages per MR.
+ * @kill_local_keys: the device does not check access rights on incoming
+ *	READs, so no local key may outlive its I/O (no lazy invalidation).
+ * @read_inv: the device has READ_WITH_INV (iWARP).
+ * @sink_access: IB access flags of an I/O's READ sink MR on the device.
+ * @src_access: IB access flags of an I/O's WRITE source MR.
  * @lock: protects the lists and counts.
- * @free: MRs ready for reuse.
+ * @clean: free MRs without a valid key.
+ * @stale: free MRs whose local-only key is still valid (lazy invalidation);
+ *	their next registration kills it, at the price of a WR.
  * @quarantine: MRs whose key state is unknown, waiting for @recycle_work.
  * @nr_total: MRs the pool owns, wherever they are.
- * @nr_free: MRs on @free.
+ * @nr_free: MRs on @clean and @stale.
+ * @nr_clean: MRs on @clean.
  * @recycle_work: deregisters and replaces the MRs on @quarantine.
+ * @io: the resolved backends, for as long as @io_gen is current.
+ * @io_gen: the registry generation @io was resolved at; 0 to resolve again.
+ * @io_sets: every set resolved for this pool, freed with it.
+ * @resolve_lock: serializes resolving.
  * @forced: name of the backend every I/O of this pool must use, or "".
  * @mdev: the device's state, or %NULL.
  */
 struct rdma_io_pool {
-	struct ib_qp *qp;
-	struct ib_pd *pd;
-	struct ib_device *dev;
-	u32 port_num;
+	struct rdma_io_pool_info info;
 	const struct rdma_mr_backend_ops *mr_backend;
 	u32 mr_pages;
+	bool kill_local_keys;
+	bool read_inv;
+	int sink_access;
+	int src_access;
 	spinlock_t lock;	/* protects the lists and counts */
-	struct list_head free;
+	struct list_head clean;
+	struct list_head stale;
 	struct list_head quarantine;
 	u32 nr_total;
 	u32 nr_free;
+	u32 nr_clean;
 	struct work_struct recycle_work;
+	const struct mrcore_io_set *io;
+	u32 io_gen;
+	struct list_head io_sets;
+	struct mutex resolve_lock;	/* serializes resolving */
 	char forced[MRCORE_BACKEND_NAME_LEN];
 	struct mrcore_device *mdev;
 };
@@ -258,14 +386,31 @@ struct rdma_io_pool {
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
 void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);
-bool mrcore_pool_forced(const struct rdma_io_pool *pool,
-			char name[MRCORE_BACKEND_NAME_LEN]);
+const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
+
+extern u32 mrcore_registry_gen;
+void mrcore_registry_changed(void);
+
+/* The backends serving a pool, resolved again when the registry changed. */
+static inline const struct mrcore_io_set *
+mrcore_pool_io(struct rdma_io_pool *pool)
+{
+	if (unlikely(READ_ONCE(pool->io_gen) !=
+		     READ_ONCE(mrcore_registry_gen)))
+		return mrcore_pool_resolve(pool);
+	/* Pairs with the release in mrcore_pool_resolve(): a set is whole. */
+	return smp_load_acquire(&pool->io);
+}
+
+int mrcore_backend_resolve_io(struct rdma_io_pool *pool,
+			      struct mrcore_io_set *set);
+void mrcore_backend_unpin_io(const struct mrcore_io_set *set);
+void mrcore_io_weights(struct ib_device *dev, u32 port_num,
+		       const struct rdma_mr_backend_ops *mr_backend,
+		       struct rdma_io_weights *w);
 
 const struct rdma_mr_backend_ops *mrcore_backend_get(struct ib_device *dev);
 void mrcore_backend_put(const struct rdma_mr_backend_ops *ops);
-const struct rdma_mr_backend_ops *
-mrcore_backend_choose_io(const struct rdma_io_ctx *ctx, const char *forced,
-			 struct rdma_io_plan *plan);
 
 /**
  * enum mrcore_fault_point - where a device failure can be injected

@@ -3,12 +3,17 @@
  * Per-QP MR pools for the READ/WRITE helper.
  *
  * A pool holds lkey-role MRs of the device's MR backend, all of one size.
- * MRs come back in one of two ways: with their key known to be dead or
- * local-only (reusable at once; a local-only key is killed lazily by the
- * next registration in the same chain), or with their key's state unknown
- * because the I/O failed.  Those are quarantined until the pool's work has
- * deregistered them, which kills any key they had, and given a new device
- * MR: no MR is reused before its key is dead.
+ * MRs come back in one of three ways: with their key known to be dead
+ * (clean), with a local-only key still valid (stale: killed lazily by the
+ * next registration in the same chain, at the price of a WR), or with their
+ * key's state unknown because the I/O failed.  Those are quarantined until
+ * the pool's work has deregistered them, which kills any key they had, and
+ * given a new device MR: no MR is reused before its key is dead.  Clean MRs
+ * are handed out first, so the WR a stale key costs is paid only when the
+ * pool has no clean MR left.
+ *
+ * A pool also resolves, once, which backends can move its I/O
+ * (mrcore_pool_resolve()), and again after the registry changed.
  */
 #include "mrcore_internal.h"
 
@@ -94,21 +99,136 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		}
 		mrcore_stat_inc(pool->mdev, MRCORE_STAT_MR_RECYCLED);
 		spin_lock_irqsave(&pool->lock, flags);
-		list_add_tail(&mr->pool_entry, &pool->free);
+		list_add_tail(&mr->pool_entry, &pool->clean);
 		pool->nr_free++;
+		pool->nr_clean++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
-static void mrcore_pool_free_mrs(struct rdma_io_pool *pool)
+static void mrcore_pool_free_list(struct list_head *list)
 {
 	struct rdma_mr *mr, *tmp;
 
-	list_for_each_entry_safe(mr, tmp, &pool->free, pool_entry) {
+	list_for_each_entry_safe(mr, tmp, list, pool_entry) {
 		list_del(&mr->pool_entry);
 		mr->pool = NULL;
 		rdma_destroy_mr(mr);
 	}
+}
+
+static void mrcore_pool_free(struct rdma_io_pool *pool)
+{
+	struct mrcore_io_set *set, *tmp;
+
+	list_for_each_entry_safe(set, tmp, &pool->io_sets, entry) {
+		mrcore_backend_unpin_io(set);
+		kfree(set);
+	}
+	mrcore_pool_free_list(&pool->clean);
+	mrcore_pool_free_list(&pool->stale);
+	mrcore_device_put(pool->mdev);
+	mutex_destroy(&pool->resolve_lock);
+	kfree(pool);
+}
+
+/*
+ * The cheapest plan with an MR costs at least one MR, one page and the WRs
+ * of one run (its READ or WRITE, plus a registration unless synchronous).
+ * A one-WR plan without MRs of this many SGEs or fewer is never dearer.
+ */
+static u32 mrcore_sges_beat_mrs(const struct rdma_io_weights *w,
+				const struct rdma_mr_backend_ops *mrs)
+{
+	u32 wrs = mrs && (mrs->io_flags & RDMA_IO_SYNC_MAP) ? 1 : 2;
+	u32 floor = rdma_io_cost(w, wrs, 1, 1, 0);
+	u32 one = rdma_io_cost(w, 1, 0, 0, 0);
+
+	return w->sge ? (floor - one) / w->sge : U32_MAX;
+}
+
+/* The one-WR shortcut of a set (struct mrcore_io_set, @one_wr). */
+static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
+			       struct mrcore_io_set *set, bool custom)
+{
+	const struct ib_qp *qp = pool->info.qp;
+	u32 beat;
+
+	set->one_wr[0] = 0;
+	set->one_wr[1] = 0;
+	set->sges_first[0] = false;
+	set->sges_first[1] = false;
+	/* A vendor's own plans have no known floor: always price them. */
+	if (set->sges < 0 || set->forced >= 0 || custom)
+		return;
+	set->sges_first[0] = true;
+	set->sges_first[1] = !pool->info.iwarp;
+	beat = mrcore_sges_beat_mrs(&pool->info.weights,
+				    pool->nr_total ? pool->mr_backend : NULL);
+	set->one_wr[0] = min(beat, max(qp->max_write_sge, 1u));
+	if (!pool->info.iwarp)
+		set->one_wr[1] = min(beat, max(qp->max_read_sge, 1u));
+}
+
+/**
+ * mrcore_pool_resolve() - resolve the backends that move a pool's I/O
+ * @pool: the pool.
+ *
+ * Called by the first I/O after the pool was created, the registry changed
+ * or a backend was forced.  The new set is published for the I/Os that
+ * follow; sets already handed out stay valid until the pool is destroyed.
+ *
+ * Context: Process context; may sleep.
+ * Return: the set; on allocation failure the last one, or %NULL if there
+ * is none, which fails the I/O with -EOPNOTSUPP.
+ */
+const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
+{
+	char forced[MRCORE_BACKEND_NAME_LEN];
+	struct mrcore_io_set *set;
+	bool custom = false;
+	u32 gen, i;
+
+	mutex_lock(&pool->resolve_lock);
+	gen = READ_ONCE(mrcore_registry_gen);
+	if (pool->io && READ_ONCE(pool->io_gen) == gen)
+		goto unlock;
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		goto unlock;
+
+	/*
+	 * The module parameter can be rewritten at any time (sysfs): a torn
+	 * copy names no backend and the I/Os fail, which is all a test knob
+	 * owes.
+	 */
+	memcpy(forced, pool->forced[0] ? pool->forced : mrcore_force_backend,
+	       sizeof(forced));
+	forced[sizeof(forced) - 1] = '\0';
+
+	mrcore_backend_resolve_io(pool, set);
+	set->forced = forced[0] ? set->nr : -1;
+	set->sges = -1;
+	for (i = 0; i < set->nr; i++) {
+		struct mrcore_io_cand *c = &set->cand[i];
+
+		c->slot = mrcore_device_slot(pool->mdev, c->ops);
+		if (forced[0] && !strcmp(c->ops->name, forced))
+			set->forced = i;
+		if (c->kind == MRCORE_IO_SGES && set->sges < 0)
+			set->sges = i;
+		if (c->kind == MRCORE_IO_CUSTOM)
+			custom = true;
+	}
+	mrcore_pool_one_wr(pool, set, custom);
+
+	list_add_tail(&set->entry, &pool->io_sets);
+	/* Publish the set whole: see the acquire in mrcore_pool_io(). */
+	smp_store_release(&pool->io, set);
+	WRITE_ONCE(pool->io_gen, gen);
+unlock:
+	mutex_unlock(&pool->resolve_lock);
+	return pool->io;
 }
 
 /**
@@ -130,6 +250,7 @@ static void mrcore_pool_free_mrs(struct rdma_io_pool *pool)
 struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 					 u32 max_ctxs, u32 max_pages)
 {
+	struct mrcore_access access;
 	struct rdma_io_pool *pool;
 	u32 i, nr;
 	int ret;
@@ -140,38 +261,51 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
-	pool->qp = qp;
-	pool->pd = qp->pd;
-	pool->dev = qp->device;
-	pool->port_num = port_num;
-	pool->mdev = mrcore_device_get(pool->dev);
+	pool->info.qp = qp;
+	pool->info.pd = qp->pd;
+	pool->info.dev = qp->device;
+	pool->info.port_num = port_num;
+	pool->info.iwarp = rdma_protocol_iwarp(qp->device, port_num);
+	pool->kill_local_keys = mrcore_dev_unchecked_remote_read(qp->device);
+	pool->read_inv = rdma_cap_read_inv(qp->device, port_num);
+	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_READ_SINK, &access);
+	pool->sink_access = ret ? 0 : access.ib_access;
+	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_WRITE_SRC, &access);
+	pool->src_access = ret ? 0 : access.ib_access;
+	pool->mdev = mrcore_device_get(qp->device);
 	spin_lock_init(&pool->lock);
-	INIT_LIST_HEAD(&pool->free);
+	mutex_init(&pool->resolve_lock);
+	INIT_LIST_HEAD(&pool->clean);
+	INIT_LIST_HEAD(&pool->stale);
 	INIT_LIST_HEAD(&pool->quarantine);
+	INIT_LIST_HEAD(&pool->io_sets);
 	INIT_WORK(&pool->recycle_work, mrcore_pool_recycle_work);
 
-	pool->mr_pages = mrcore_mr_pages(pool->dev);
+	pool->mr_pages = mrcore_mr_pages(qp->device);
 	nr = max_ctxs * mrcore_pool_factor(pool->mr_pages, max_pages);
 	for (i = 0; i < nr; i++) {
-		struct rdma_mr *mr = rdma_create_mr(pool->pd, pool->mr_pages,
+		struct rdma_mr *mr = rdma_create_mr(qp->pd, pool->mr_pages,
 						    RDMA_MR_ROLE_LKEY);
 
 		if (IS_ERR(mr)) {
 			ret = PTR_ERR(mr);
-			goto free_mrs;
+			goto free_pool;
 		}
 		pool->mr_backend = mr->ops;
 		mr->pool = pool;
-		list_add_tail(&mr->pool_entry, &pool->free);
+		list_add_tail(&mr->pool_entry, &pool->clean);
 		pool->nr_total++;
 		pool->nr_free++;
+		pool->nr_clean++;
 	}
+	pool->info.mr_pages = pool->nr_total ? pool->mr_pages : 0;
+	mrcore_io_weights(qp->device, port_num,
+			  pool->nr_total ? pool->mr_backend : NULL,
+			  &pool->info.weights);
 	return pool;
 
-free_mrs:
-	mrcore_pool_free_mrs(pool);
-	mrcore_device_put(pool->mdev);
-	kfree(pool);
+free_pool:
+	mrcore_pool_free(pool);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(rdma_io_pool_create);
@@ -191,9 +325,7 @@ void rdma_io_pool_destroy(struct rdma_io_pool *pool)
 		return;
 	flush_work(&pool->recycle_work);
 	WARN_ON_ONCE(pool->nr_free != pool->nr_total);
-	mrcore_pool_free_mrs(pool);
-	mrcore_device_put(pool->mdev);
-	kfree(pool);
+	mrcore_pool_free(pool);
 }
 EXPORT_SYMBOL_GPL(rdma_io_pool_destroy);
 
@@ -211,44 +343,28 @@ EXPORT_SYMBOL_GPL(rdma_io_pool_destroy);
  */
 int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name)
 {
-	if (!name) {
+	int ret = 0;
+
+	if (!name)
 		pool->forced[0] = '\0';
-		return 0;
-	}
-	if (strscpy(pool->forced, name, sizeof(pool->forced)) < 0) {
+	else if (strscpy(pool->forced, name, sizeof(pool->forced)) < 0)
+		ret = -EINVAL;
+	if (ret)
 		pool->forced[0] = '\0';
-		return -EINVAL;
-	}
-	return 0;
+	/* The next I/O resolves the pool's backends again. */
+	WRITE_ONCE(pool->io_gen, 0);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(rdma_io_pool_force_backend);
-
-/**
- * mrcore_pool_forced() - the backend a pool's I/Os must use
- * @pool: the pool.
- * @name: its name, on return true.
- *
- * The pool's own setting wins over the module parameter.  The parameter
- * can be rewritten at any time (sysfs, debugfs): a torn copy names no
- * backend and the I/O fails, which is all a test knob owes.
- *
- * Context: Any context.
- * Return: true if a backend is forced.
- */
-bool mrcore_pool_forced(const struct rdma_io_pool *pool,
-			char name[MRCORE_BACKEND_NAME_LEN])
-{
-	memcpy(name, pool->forced[0] ? pool->forced : mrcore_force_backend,
-	       MRCORE_BACKEND_NAME_LEN);
-	name[MRCORE_BACKEND_NAME_LEN - 1] = '\0';
-	return name[0];
-}
 
 /**
  * mrcore_pool_take() - take MRs for one I/O, all or none
  * @pool: the pool.
  * @mrs: where the MRs go.
  * @n: how many.
+ *
+ * Clean MRs first; stale ones (a lazily kept local key, which their next
+ * registration kills with a WR of its own) only when no clean one is left.
  *
  * Context: Any context.
  * Return: 0, or -EAGAIN if fewer than @n are free (nothing taken).
@@ -268,9 +384,13 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 		return -EAGAIN;
 	}
 	for (i = 0; i < n; i++) {
-		mrs[i] = list_first_entry(&pool->free, struct rdma_mr,
-					  pool_entry);
+		struct list_head *from = pool->nr_clean ? &pool->clean :
+							  &pool->stale;
+
+		mrs[i] = list_first_entry(from, struct rdma_mr, pool_entry);
 		list_del_init(&mrs[i]->pool_entry);
+		if (pool->nr_clean)
+			pool->nr_clean--;
 	}
 	pool->nr_free -= n;
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -294,15 +414,19 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	if (key_dead) {
+	if (!key_dead) {
+		list_add_tail(&mr->pool_entry, &pool->quarantine);
+	} else if (mr->state == RDMA_MR_STALE) {
 		/*
 		 * Least recently used first: a batching backend (fmr) then
 		 * finds its dirty MRs flushed before they come round again.
 		 */
-		list_add_tail(&mr->pool_entry, &pool->free);
+		list_add_tail(&mr->pool_entry, &pool->stale);
 		pool->nr_free++;
 	} else {
-		list_add_tail(&mr->pool_entry, &pool->quarantine);
+		list_add_tail(&mr->pool_entry, &pool->clean);
+		pool->nr_free++;
+		pool->nr_clean++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (!key_dead)
@@ -310,70 +434,19 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 }
 
 /**
- * rdma_io_pool_device() - the device of a pool
+ * rdma_io_pool_get_info() - what a backend may know of a pool
  * @pool: the pool.
  *
  * Context: Any context.
- * Return: the device.
+ * Return: the pool's device, PD, QP, port, pages per MR (0 without MRs),
+ * transport and cost weights; valid as long as the pool.
  */
-struct ib_device *rdma_io_pool_device(const struct rdma_io_pool *pool)
+const struct rdma_io_pool_info *
+rdma_io_pool_get_info(const struct rdma_io_pool *pool)
 {
-	return pool->dev;
+	return &pool->info;
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_device);
-
-/**
- * rdma_io_pool_pd() - the protection domain of a pool
- * @pool: the pool.
- *
- * Context: Any context.
- * Return: the PD.
- */
-struct ib_pd *rdma_io_pool_pd(const struct rdma_io_pool *pool)
-{
-	return pool->pd;
-}
-EXPORT_SYMBOL_GPL(rdma_io_pool_pd);
-
-/**
- * rdma_io_pool_mr_pages() - pages one MR of a pool maps
- * @pool: the pool.
- *
- * Context: Any context.
- * Return: pages per MR, 0 if the pool holds no MRs.
- */
-u32 rdma_io_pool_mr_pages(const struct rdma_io_pool *pool)
-{
-	return pool->nr_total ? pool->mr_pages : 0;
-}
-EXPORT_SYMBOL_GPL(rdma_io_pool_mr_pages);
-
-/**
- * rdma_io_pool_mr_backend() - the backend of a pool's MRs
- * @pool: the pool.
- *
- * Context: Any context.
- * Return: the backend, or %NULL if the pool holds no MRs.
- */
-const struct rdma_mr_backend_ops *
-rdma_io_pool_mr_backend(const struct rdma_io_pool *pool)
-{
-	return pool->nr_total ? pool->mr_backend : NULL;
-}
-EXPORT_SYMBOL_GPL(rdma_io_pool_mr_backend);
-
-/**
- * rdma_io_pool_iwarp() - whether a pool's QP runs iWARP
- * @pool: the pool.
- *
- * Context: Any context.
- * Return: true for iWARP.
- */
-bool rdma_io_pool_iwarp(const struct rdma_io_pool *pool)
-{
-	return rdma_protocol_iwarp(pool->dev, pool->port_num);
-}
-EXPORT_SYMBOL_GPL(rdma_io_pool_iwarp);
+EXPORT_SYMBOL_GPL(rdma_io_pool_get_info);
 
 /**
  * rdma_io_pool_size() - MRs a pool owns

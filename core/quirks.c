@@ -30,7 +30,7 @@ static const struct mrcore_quirk mrcore_quirks[] = {
 	 * siw_check_mem() requires no access right: an lkey-only MR, an rkey
 	 * that grants only WRITE, the PD's DMA lkey all read.  The core's
 	 * answer: on such a device no local key outlives its mapping or its
-	 * I/O (rdma_unmap_mr(), rdma_io_build_registered()).
+	 * I/O (rdma_unmap_mr(), core/io.c).
 	 */
 	{ .driver_id = RDMA_DRIVER_SIW, .unchecked_remote_read = true },
 };

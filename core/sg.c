@@ -10,16 +10,53 @@
  */
 #include "mrcore_internal.h"
 
+/*
+ * Count the MR runs an entry [@start, @end) opens, continuing the run in
+ * progress (*@in_run, *@run_pages of @max_pages used): the same cuts as
+ * mrcore_sg_next_chunk(), as arithmetic.  @joins: the entry continues
+ * exactly where the previous one ended.
+ */
+static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
+			  bool *in_run, u32 *run_pages)
+{
+	u32 opened = 0;
+
+	for (;;) {
+		bool cont = *in_run && joins;
+		u64 first = cont ? PAGE_ALIGN(start) : start & PAGE_MASK;
+		u64 pages = (PAGE_ALIGN(end) - first) >> PAGE_SHIFT;
+		u64 room;
+
+		if (!*in_run) {
+			opened++;
+			*in_run = true;
+			*run_pages = 0;
+		}
+		room = max_pages - *run_pages;
+		if (pages <= room) {
+			*run_pages += pages;
+			return opened;
+		}
+		/* The page list is full: the next run starts at the cut. */
+		start = max(start, first + (room << PAGE_SHIFT));
+		*in_run = false;
+		joins = false;
+	}
+}
+
 /**
- * mrcore_sg_shape() - check a DMA-mapped scatterlist and measure it
+ * mrcore_sg_summarize() - check a DMA-mapped scatterlist and measure it
  * @sg: the scatterlist, already DMA-mapped.
  * @offset: bytes of the first entry to skip.
  * @dma_nents: number of DMA entries.
- * @shape: what was measured, on success.
+ * @mr_pages: pages one MR maps, to count the MRs a registered plan needs;
+ *	0 if no MR is to be counted.
+ * @sum: what was measured, on success.
  *
- * Empty entries are refused rather than skipped: they are always a caller
- * bug.  Holes are counted (@shape->holes); the map API refuses them, the I/O
- * path starts a new MR at each.
+ * The one pass over the list that plans need: everything they price is
+ * arithmetic on @sum.  Empty entries are refused rather than skipped: they
+ * are always a caller bug.  Holes are counted (@sum->holes); the map API
+ * refuses them, the I/O path starts a new MR at each.
  *
  * Context: Any context.
  * Return: 0; -EINVAL for an empty entry or an @offset at or past the end of
@@ -27,48 +64,68 @@
  * total exceeds U32_MAX bytes (the largest length the peer can be told
  * about).
  */
-int mrcore_sg_shape(struct scatterlist *sg, u32 offset, int dma_nents,
-		    struct mrcore_sg_shape *shape)
+int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
+			u32 mr_pages, struct mrcore_sg_summary *sum)
 {
 	struct scatterlist *s, *s_last = sg;
+	u32 holes = 0, runs = 0, run_pages = 0;
+	bool in_run = false;
 	u64 prev_end = 0;
 	u64 length = 0;
 	u64 npages = 0;
-	u32 holes = 0;
+	u32 skip = offset;
 	int i;
 
 	for_each_sg(sg, s, dma_nents, i) {
-		u32 skip = i ? 0 : offset;
-		u64 start = sg_dma_address(s) + skip;
 		u32 len = sg_dma_len(s);
-		bool contiguous = i > 0 && start == prev_end;
-		u64 end;
+		u64 start = sg_dma_address(s) + skip;
+		bool joins = false;
+		u64 end, pages;
 
-		if (!len || skip >= len)
+		/* An empty entry, or an offset at or past the first's end. */
+		if (unlikely(skip >= len))
 			return -EINVAL;
 		len -= skip;
-		if (check_add_overflow(start, (u64)len, &end) ||
-		    end > U64_MAX - PAGE_SIZE)
+		/* Wraps, or ends in the address space's last page. */
+		if (unlikely(start > U64_MAX - PAGE_SIZE - len))
 			return -EOVERFLOW;
-		if (i > 0 && !contiguous &&
-		    (offset_in_page(prev_end) || offset_in_page(start)))
-			holes++;
-
+		end = start + len;
+		if (likely(!((prev_end | start | end) & ~PAGE_MASK))) {
+			/* Whole pages after whole pages: no hole, none shared. */
+			pages = len >> PAGE_SHIFT;
+		} else {
+			joins = i > 0 && start == prev_end;
+			if (i > 0 && !joins &&
+			    ((prev_end | start) & ~PAGE_MASK)) {
+				holes++;
+				in_run = false;	/* a hole ends an MR's run */
+			}
+			/* A joining entry shares its predecessor's last page. */
+			pages = (PAGE_ALIGN(end) -
+				 (joins ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
+				PAGE_SHIFT;
+		}
 		length += len;
-		if (length > U32_MAX)
-			return -EOVERFLOW;
-		/* A contiguous entry shares the page its predecessor ended in. */
-		npages += (PAGE_ALIGN(end) -
-			   (contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
-			  PAGE_SHIFT;
+		npages += pages;
+		/* Within a run, a joining entry joins it too: same pages. */
+		if (in_run && pages <= mr_pages - run_pages)
+			run_pages += pages;
+		else if (mr_pages)
+			runs += mrcore_sg_runs(start, end, joins, mr_pages,
+					       &in_run, &run_pages);
 		prev_end = end;
 		s_last = s;
+		skip = 0;
 	}
+	if (unlikely(length > U32_MAX))
+		return -EOVERFLOW;
 
-	shape->length = length;
-	shape->npages = npages;
-	shape->holes = holes;
-	shape->last_len = prev_end - sg_dma_address(s_last);
+	sum->length = length;
+	sum->npages = npages;
+	sum->holes = holes;
+	sum->runs = runs;
+	sum->last = s_last;
+	sum->last_len = prev_end - sg_dma_address(s_last);
 	return 0;
 }
 
@@ -140,6 +197,7 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 				c->nents++;
 				c->length += cut - start;
 				c->npages += room;
+				c->last = it->sg;
 				c->last_end = cut - sg_dma_address(it->sg);
 				it->offset += cut - start;
 			}
@@ -149,6 +207,7 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 		c->nents++;
 		c->length += end - start;
 		c->npages += pages;
+		c->last = it->sg;
 		c->last_end = sg_dma_len(it->sg);
 		prev_end = end;
 		it->left--;

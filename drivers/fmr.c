@@ -294,27 +294,15 @@ static void fmr_recycle(struct rdma_mr *mr)
 	spin_unlock(&fdev->lock);
 }
 
-static int fmr_io_plan(const struct rdma_io_ctx *ctx, struct rdma_io_plan *plan)
+/*
+ * A mapping here is a synchronous call that loads a page list: no WR, no
+ * registration the device processes on its send queue.  The transport's MR
+ * weight was measured on rxe's REG_MR (core/io.c); with no FMR device at
+ * hand to measure, an FMR is priced like one WR.
+ */
+static void fmr_io_weights(struct ib_device *dev, struct rdma_io_weights *w)
 {
-	u32 pages = rdma_io_pool_mr_pages(ctx->pool);
-
-	if (!pages || rdma_io_pool_mr_backend(ctx->pool) != &mrcore_fmr_ops)
-		return -EOPNOTSUPP;
-	/* Its sinks would need remote access and a key that dies with the
-	 * READ, which a synchronous registration cannot give.
-	 */
-	if (ctx->dir == DMA_FROM_DEVICE && rdma_io_pool_iwarp(ctx->pool))
-		return -EOPNOTSUPP;
-
-	plan->mrs = rdma_io_count_mrs(ctx, pages);
-	plan->wrs = plan->mrs;	/* registration is synchronous */
-	plan->cost = rdma_io_cost(plan->wrs, plan->mrs, ctx->npages, 0);
-	return 0;
-}
-
-static int fmr_io_build(struct rdma_io_ctx *ctx)
-{
-	return rdma_io_build_registered(ctx, false);
+	w->mr = w->wr;
 }
 
 struct rdma_mr_backend_ops mrcore_fmr_ops = {
@@ -327,6 +315,6 @@ struct rdma_mr_backend_ops mrcore_fmr_ops = {
 	.map = fmr_map,
 	.invalidate = fmr_invalidate,
 	.recycle = fmr_recycle,
-	.io_plan = fmr_io_plan,
-	.io_build = fmr_io_build,
+	.io_flags = RDMA_IO_SYNC_MAP,
+	.io_weights = fmr_io_weights,
 };

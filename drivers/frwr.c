@@ -7,9 +7,10 @@
  * bumped on every map, so a key from an earlier mapping never matches the
  * new one.
  *
- * For I/O, a local READ sink or WRITE source is registered lkey-only and
- * invalidated lazily, in the chain of its next registration.  iWARP READ
- * sinks need remote access and belong to the iwarp backend.
+ * For I/O, the core registers pool MRs of this backend as a local READ sink
+ * or WRITE source, lkey-only, invalidated lazily in the chain of their next
+ * registration; iWARP READ sinks need remote access and are the iwarp
+ * backend's.  This file only registers and invalidates.
  */
 #include "mrcore_internal.h"
 
@@ -56,15 +57,11 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 {
 	struct ib_mr *ibmr = mr->ibmr;
 	struct ib_send_wr *first = &mr->reg_wr.wr;
-	struct scatterlist *head = mr->sg, *last = mr->sg;
+	struct scatterlist *head = mr->sg, *last = mr->sg_last;
 	dma_addr_t head_addr = sg_dma_address(head);
 	unsigned int head_len = sg_dma_len(head);
-	unsigned int last_len;
-	int i, n;
-
-	for (i = 1; i < mr->dma_nents; i++)
-		last = sg_next(last);
-	last_len = sg_dma_len(last);
+	unsigned int last_len = sg_dma_len(last);
+	int n;
 
 	/*
 	 * The device sees exactly the run the core cut, as whole entries:
@@ -125,28 +122,6 @@ static int frwr_invalidate(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 	return 0;
 }
 
-static int frwr_io_plan(const struct rdma_io_ctx *ctx,
-			struct rdma_io_plan *plan)
-{
-	u32 pages = rdma_io_pool_mr_pages(ctx->pool);
-
-	if (!pages || rdma_io_pool_mr_backend(ctx->pool) != &mrcore_frwr_ops)
-		return -EOPNOTSUPP;
-	if (ctx->dir == DMA_FROM_DEVICE && rdma_io_pool_iwarp(ctx->pool))
-		return -EOPNOTSUPP;
-
-	plan->mrs = rdma_io_count_mrs(ctx, pages);
-	/* Steady state: LOCAL_INV of the last key + REG_MR + READ/WRITE */
-	plan->wrs = 3 * plan->mrs;
-	plan->cost = rdma_io_cost(plan->wrs, plan->mrs, ctx->npages, 0);
-	return 0;
-}
-
-static int frwr_io_build(struct rdma_io_ctx *ctx)
-{
-	return rdma_io_build_registered(ctx, false);
-}
-
 struct rdma_mr_backend_ops mrcore_frwr_ops = {
 	.name = "frwr",
 	.owner = THIS_MODULE,
@@ -156,6 +131,4 @@ struct rdma_mr_backend_ops mrcore_frwr_ops = {
 	.mr_release = frwr_mr_release,
 	.map = frwr_map,
 	.invalidate = frwr_invalidate,
-	.io_plan = frwr_io_plan,
-	.io_build = frwr_io_build,
 };

@@ -83,16 +83,21 @@ struct rdma_io_pool;
  * to the core and its backends.
  *
  * @pool: the QP's pool.
- * @backend: the backend that builds this I/O.
+ * @backend: the backend that moves this I/O (its name, its counters).
  * @sg: the caller's scatterlist.
  * @sg_cnt: CPU entries in @sg.
  * @sg_offset: bytes of the first entry the I/O skips.
  * @dma_nents: DMA entries ib_dma_map_sg() returned.
  * @dir: %DMA_FROM_DEVICE for a READ, %DMA_TO_DEVICE for a WRITE.
+ * @kind: how the I/O is built and undone (enum mrcore_io_kind).
  * @remote_addr: the peer's address.
  * @rkey: the peer's key.
  * @length: bytes the I/O moves.
- * @npages: pages those bytes span.
+ * @npages: pages those bytes span; 0 when the plan needed no page count.
+ * @nr_runs: runs of pages one pool MR maps each (the MRs a registered plan
+ *	takes); 0 when the plan needed no MR count.
+ * @sg_last: the last DMA entry, when the list was measured.
+ * @sg_last_len: its length.
  * @nr_wrs: WRs the I/O posts (registrations and invalidations included).
  * @nr_ops: RDMA READ/WRITE WRs among them.
  * @nr_mrs: MRs the I/O took from the pool.
@@ -112,10 +117,14 @@ struct rdma_io_ctx {
 	u32 sg_offset;
 	int dma_nents;
 	enum dma_data_direction dir;
+	u32 kind;
 	u64 remote_addr;
 	u32 rkey;
 	u64 length;
 	u32 npages;
+	u32 nr_runs;
+	struct scatterlist *sg_last;
+	u32 sg_last_len;
 	u32 nr_wrs;
 	u32 nr_ops;
 	u32 nr_mrs;

@@ -52,6 +52,7 @@ struct mrcore_device;
  * @sg_nents: number of CPU entries in @sg.
  * @dma_nents: number of DMA entries of the mapping, starting at @sg.
  * @sg_offset: bytes of the first DMA entry the mapping skips.
+ * @sg_last: the last DMA entry of the mapping.
  * @sg_last_end: bytes of the last DMA entry the mapping covers, counted
  *	from that entry's start; less than its length when the mapping ends
  *	inside it.
@@ -86,6 +87,7 @@ struct rdma_mr {
 	unsigned int sg_nents;
 	int dma_nents;
 	u32 sg_offset;
+	struct scatterlist *sg_last;
 	u32 sg_last_end;
 	bool dma_owned;
 	enum dma_data_direction dir;
@@ -106,13 +108,67 @@ struct rdma_mr {
  * struct rdma_io_plan - what one way of doing an I/O costs
  * @wrs: WRs posted, registrations and invalidations included.
  * @mrs: MRs taken from the pool.
- * @cost: the cost model's figure (core/io.c); the lowest wins.
+ * @cost: the cost model's figure (rdma_io_cost()); the lowest wins.
  */
 struct rdma_io_plan {
 	u32 wrs;
 	u32 mrs;
 	u32 cost;
 };
+
+/**
+ * struct rdma_io_weights - the cost model's weights for one device
+ * @wr: one WR posted (fetched, parsed, and for RDMA a request on the wire).
+ * @mr: one pool MR used (a registration the device performs).
+ * @page: one page of an MR's page list.
+ * @sge: one SGE of a READ/WRITE WR.
+ *
+ * The core sets defaults per transport (Documentation/design.rst says how
+ * they were measured); the backend of the device's MRs may adjust them
+ * (@io_weights of struct rdma_mr_backend_ops).  debugfs shows them in
+ * ``devices/<dev>/weights``.
+ */
+struct rdma_io_weights {
+	u32 wr;
+	u32 mr;
+	u32 page;
+	u32 sge;
+};
+
+/**
+ * struct rdma_io_pool_info - what a backend may know of an I/O pool
+ * @dev: the device.
+ * @pd: the protection domain of the QP.
+ * @qp: the QP the pool's I/Os are posted on.
+ * @port_num: the port it uses.
+ * @mr_pages: pages one pool MR maps; 0 if the pool holds no MRs.
+ * @iwarp: the QP runs iWARP.
+ * @weights: the cost model's weights for the device.
+ */
+struct rdma_io_pool_info {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_qp *qp;
+	u32 port_num;
+	u32 mr_pages;
+	bool iwarp;
+	struct rdma_io_weights weights;
+};
+
+/*
+ * What a backend declares of the I/O it moves (@io_flags).  An MR backend
+ * without @io_plan moves non-iWARP-READ I/O through the pool's MRs, built by
+ * the core: it declares nothing unless it registers without a WR.
+ */
+/* READ/WRITE WRs on the PD's local DMA lkey, priced and built by the core. */
+#define RDMA_IO_SGES		0x1u
+/*
+ * iWARP READs into the pool's MRs registered with REMOTE_WRITE (the sink
+ * rule), each killed by its READ_WITH_INV or a LOCAL_INV chained after it.
+ */
+#define RDMA_IO_IWARP_READ	0x2u
+/* An MR backend that registers synchronously: no WR per registration. */
+#define RDMA_IO_SYNC_MAP	0x4u
 
 /**
  * struct rdma_mr_backend_ops - a memory registration mechanism
@@ -127,34 +183,38 @@ struct rdma_io_plan {
  *	fields to the MR they replace the resources of.
  *	Return 0 or a negative errno; on error nothing may be left allocated.
  * @mr_release: free what @mr_init allocated.  Any key of @mr dies with it.
- * @map: register @mr->dma_nents DMA entries from @mr->sg, skipping
- *	@mr->sg_offset bytes of the first and ending @mr->sg_last_end bytes
- *	into the last, @mr->length bytes in all (validated and counted by the
- *	core), with @mr->access.  Set @mr->key and @mr->iova;
- *	either chain the registration WR(s) in front of *@post_wr and point
- *	*@post_wr at the first one, or register synchronously and leave
- *	*@post_wr alone.  When @mr->state is %RDMA_MR_STALE the previous key
- *	must be killed first.  The new key must differ from the previous one.
- *	Return 0 or a negative errno; on error nothing may have changed.
+ * @map: register @mr->dma_nents DMA entries from @mr->sg to @mr->sg_last,
+ *	skipping @mr->sg_offset bytes of the first and ending
+ *	@mr->sg_last_end bytes into the last, @mr->length bytes in all
+ *	(validated and counted by the core), with @mr->access.  Set @mr->key
+ *	and @mr->iova; either chain the registration WR(s) in front of
+ *	*@post_wr and point *@post_wr at the first one, or register
+ *	synchronously and leave *@post_wr alone.  When @mr->state is
+ *	%RDMA_MR_STALE the previous key must be killed first.  The new key
+ *	must differ from the previous one.  Return 0 or a negative errno; on
+ *	error nothing may have changed.
  * @invalidate: kill @mr->key, either by chaining an invalidation WR in
  *	front of *@post_wr or synchronously.  Return 0 or a negative errno.
  * @recycle: optional; a local-only mapping was released and its key left
  *	valid (%RDMA_MR_STALE).  Backends that batch invalidations queue it.
- * @io_plan: optional; whether this backend can move @ctx (DMA-mapped,
- *	@ctx->pool set) and at what cost (rdma_io_cost()).  Return 0 and
- *	fill @plan, or -EOPNOTSUPP.  Called under rcu_read_lock(): must not
- *	sleep.
- * @io_build: build @ctx's WR chain: set @ctx->first, @ctx->last, and the
- *	counts (rdma_io_build_registered() does it all for MR-based I/O).
- *	Return 0 or a negative errno (-EAGAIN: the pool ran dry); on error
+ * @io_flags: what the backend moves and how (RDMA_IO_*).
+ * @io_weights: optional, MR backends; adjust the cost model's weights for
+ *	@dev, which hold the transport's defaults.
+ * @io_plan: optional, for I/O the core does not build; whether this backend
+ *	can move @ctx and at what cost (rdma_io_cost()).  @ctx is DMA-mapped
+ *	and measured: @ctx->dma_nents, @ctx->length, @ctx->npages and
+ *	@ctx->nr_runs are set.  Return 0 and fill @plan, or -EOPNOTSUPP.
+ *	Must not sleep.
+ * @io_build: with @io_plan: build @ctx's WR chain: set @ctx->first,
+ *	@ctx->last, and the counts.  Return 0 or a negative errno; on error
  *	nothing may be held.
- * @io_done: optional; the I/O ended, successfully if @ok.  MRs still held
- *	are released by the core afterwards.  Called in the context of
- *	rdma_io_ctx_destroy(); must not sleep.
+ * @io_done: with @io_plan, optional: the I/O ended, successfully if @ok.
+ *	Called in the context of rdma_io_ctx_destroy(); must not sleep.
  * @list: registry linkage, owned by the core.
  *
  * A backend offers MRs (@max_pages, @mr_init, @mr_release, @map,
- * @invalidate), I/O (@io_plan, @io_build), or both.
+ * @invalidate), I/O the core builds (@io_flags), I/O it builds itself
+ * (@io_plan, @io_build), or MRs and I/O.
  */
 struct rdma_mr_backend_ops {
 	const char *name;
@@ -166,6 +226,8 @@ struct rdma_mr_backend_ops {
 	int (*map)(struct rdma_mr *mr, struct ib_send_wr **post_wr);
 	int (*invalidate)(struct rdma_mr *mr, struct ib_send_wr **post_wr);
 	void (*recycle)(struct rdma_mr *mr);
+	unsigned int io_flags;
+	void (*io_weights)(struct ib_device *dev, struct rdma_io_weights *w);
 	int (*io_plan)(const struct rdma_io_ctx *ctx, struct rdma_io_plan *plan);
 	int (*io_build)(struct rdma_io_ctx *ctx);
 	void (*io_done)(struct rdma_io_ctx *ctx, bool ok);
@@ -183,16 +245,11 @@ int rdma_mrcore_device_counter(struct ib_device *ibdev, const char *name,
 			       u64 *value);
 
 /* Helpers for backends that build I/O. */
-struct ib_device *rdma_io_pool_device(const struct rdma_io_pool *pool);
-struct ib_pd *rdma_io_pool_pd(const struct rdma_io_pool *pool);
-u32 rdma_io_pool_mr_pages(const struct rdma_io_pool *pool);
-const struct rdma_mr_backend_ops *
-rdma_io_pool_mr_backend(const struct rdma_io_pool *pool);
-bool rdma_io_pool_iwarp(const struct rdma_io_pool *pool);
-u32 rdma_io_count_mrs(const struct rdma_io_ctx *ctx, u32 max_pages);
+const struct rdma_io_pool_info *
+rdma_io_pool_get_info(const struct rdma_io_pool *pool);
 int rdma_io_alloc_wrs(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges);
-int rdma_io_build_registered(struct rdma_io_ctx *ctx, bool read_with_inv);
-u32 rdma_io_cost(u32 wrs, u32 mrs, u32 pages, u32 sges);
+u32 rdma_io_cost(const struct rdma_io_weights *w, u32 wrs, u32 mrs, u32 pages,
+		 u32 sges);
 int rdma_mr_sg_pages(const struct rdma_mr *mr, u64 *pages, u32 max);
 
 /**

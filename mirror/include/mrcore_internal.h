@@ -28,6 +28,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 typedef int32_t s32;
 typedef uint64_t dma_addr_t;
 typedef unsigned int gfp_t;
@@ -86,6 +87,10 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
 
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define noinline	__attribute__((noinline))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define is_power_of_2(n)	((n) != 0 && (((n) & ((n) - 1)) == 0))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
@@ -181,6 +186,8 @@ struct mutex {
 	int held;
 };
 #define DEFINE_MUTEX(name)	struct mutex name = { 0 }
+#define mutex_init(m)		((m)->held = 0)
+#define mutex_destroy(m)	((void)(m))
 void mutex_lock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 typedef struct mutex spinlock_t;
@@ -258,6 +265,20 @@ static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 
 /* Module parameters and debugfs: present, and inert. */
 #define module_param_string(name, string, len, perm) MIRROR_DECL(param_##name)
+struct kernel_param;
+struct kernel_param_ops {
+	int (*set)(const char *val, const struct kernel_param *kp);
+	int (*get)(char *buffer, const struct kernel_param *kp);
+};
+struct kparam_string {
+	unsigned int maxlen;
+	char *string;
+};
+int param_set_copystring(const char *val, const struct kernel_param *kp);
+int param_get_string(char *buffer, const struct kernel_param *kp);
+#define module_param_cb(name, ops, arg, perm) \
+	static const void *const mirror_param_##name[] \
+		__attribute__((unused)) = { ops, arg }
 #define MODULE_PARM_DESC(name, desc)	MIRROR_DECL(parm_desc_##name)
 #define __user
 struct inode {

@@ -183,6 +183,12 @@ size_t step(ib_qp *qp, size_t n);
 // one WR each, in the order they were created.  Returns the WRs taken.
 size_t drain();
 
+// Whether DMA mappings record their pages, so that a key reaching memory
+// no longer mapped counts as a DMA-API error (on by default).  Benchmarks
+// turn it off: it costs the simulator, not the code they measure, in
+// proportion to the pages.
+void set_dma_page_tracking(bool on);
+
 // The same with the turns drawn at random from @seed: one WR of a random
 // QP that has work, until none has.  Returns the WRs taken.
 size_t drain_random(uint64_t seed);
