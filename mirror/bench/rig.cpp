@@ -110,6 +110,7 @@ void Rig::FreeDeleter::operator()(u8 *p) const
 Rig::Rig(const Row &row)
 	: row_(row), dir_(row.read ? DMA_FROM_DEVICE : DMA_TO_DEVICE)
 {
+	sim::set_dma_page_tracking(false);
 	const mrcore_shape_desc &s = row.shape;
 
 	try {

@@ -227,7 +227,7 @@ public:
 		const std::array<int, kFaultPoints.size()> hits0 = Hits();
 		io.free0 = pool_->nr_free;
 		io.total0 = pool_->nr_total;
-		const u32 mr_pages = rdma_io_pool_mr_pages(pool_);
+		const u32 mr_pages = rdma_io_pool_get_info(pool_)->mr_pages;
 		io.need = mr_pages ? mirror::model::Model(io.entries, io.offset,
 							  mr_pages).runs.size() : 0;
 

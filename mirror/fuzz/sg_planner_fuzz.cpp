@@ -5,7 +5,8 @@
 // The input describes a DMA-mapped scatterlist (entry addresses and lengths
 // chosen near page boundaries, contiguous or not) and a page budget per MR.
 // Checked exactly against an independent model (sg_model.h): the shape
-// (length, page count, holes) of mrcore_sg_shape(); every run of
+// (length, page count, holes, and the number of runs it counts by
+// arithmetic) of mrcore_sg_summarize(); every run of
 // mrcore_sg_next_chunk() (first entry and offset, entries, bytes, end in
 // its last entry, page count within the budget), and its page list as a
 // backend builds it with rdma_mr_sg_pages(), page for page in order with
@@ -82,13 +83,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const mirror::model::Plan want = mirror::model::Model(entries, offset,
 							      max_pages);
 
-	struct mrcore_sg_shape shape;
-	if (mrcore_sg_shape(sg.data(), offset, nents, &shape))
+	struct mrcore_sg_summary shape;
+	if (mrcore_sg_summarize(sg.data(), offset, nents, max_pages, &shape))
 		Fail("shape refused a list without empty entries or wrap");
 	if (shape.length != want.length)
 		Fail("shape: length");
 	if (shape.holes != want.holes)
 		Fail("shape: holes");
+	if (shape.runs != want.runs.size())
+		Fail("the summary counts another number of runs");
 	if (shape.npages != want.npages)
 		Fail("shape: page count");
 

@@ -71,6 +71,8 @@ TEST_F(AsyncTest, NothingRunsBeforeTheDeviceDoes)
 	SetUpIo(sim::kRoce, 1, 256);
 	ExposeRemote(256 * PAGE_SIZE);
 	Prepare(true, 3);
+	// An MR, so that there is a registration to wait for.
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
 	rdma_io_ctx ctx;
 	Sg sg;
 	ASSERT_EQ(Init(&ctx, &sg, 256, true), 2);	// frwr: REG_MR, READ
@@ -139,6 +141,7 @@ TEST_F(AsyncTest, ErrorCatchesAChainHalfDone)
 {
 	SetUpIo(sim::kIwarp, 2, 8);
 	local_.hca->dev()->no_read_inv = true;
+	ReplacePool(2, 8);
 	ExposeRemote(8 * PAGE_SIZE);
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "iwarp"), 0);
 	Prepare(true, 5);

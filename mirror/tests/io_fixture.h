@@ -5,6 +5,8 @@
 #ifndef MRCORE_MIRROR_IO_FIXTURE_H
 #define MRCORE_MIRROR_IO_FIXTURE_H
 
+#include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -39,6 +41,15 @@ protected:
 						    profile.fmr_max_pages), 0);
 			fmr_ = true;
 		}
+		pool_ = rdma_io_pool_create(local_.qp, 1, max_ctxs, max_pages);
+		ASSERT_FALSE(IS_ERR(pool_));
+	}
+
+	// A new pool, after a test changed what the device can do: a pool
+	// reads the device's capabilities once, as the kernel's never change.
+	void ReplacePool(u32 max_ctxs, u32 max_pages)
+	{
+		rdma_io_pool_destroy(pool_);
 		pool_ = rdma_io_pool_create(local_.qp, 1, max_ctxs, max_pages);
 		ASSERT_FALSE(IS_ERR(pool_));
 	}
@@ -116,6 +127,28 @@ protected:
 	rdma_io_pool *pool_ = nullptr;
 	bool fmr_ = false;
 };
+
+// The text of a device's debugfs file, "name value" lines as a map.
+inline std::map<std::string, std::string> DeviceFile(const char *dev, const char *file)
+{
+	std::string path = std::string("rdma_mrcore/devices/") + dev + "/" + file;
+	const file_operations *fops = mirror_debugfs_fops(path.c_str());
+	std::map<std::string, std::string> m;
+	char buf[4096] = {};
+	loff_t pos = 0;
+
+	if (!fops)
+		return m;
+	inode ino{mirror_debugfs_data(path.c_str())};
+	struct file f{&ino};
+	ssize_t n = fops->read(&f, buf, sizeof(buf) - 1, &pos);
+	std::istringstream in(std::string(buf, n > 0 ? size_t(n) : 0));
+	for (std::string line; std::getline(in, line);) {
+		size_t sp = line.find(' ');
+		m[line.substr(0, sp)] = line.substr(sp + 1);
+	}
+	return m;
+}
 
 } // namespace mirror
 

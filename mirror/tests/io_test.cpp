@@ -46,15 +46,16 @@ protected:
 
 TEST_F(IoBehaviourTest, DryPoolFallsBackToMultiread)
 {
-	SetUpIo(sim::kRoce, 1, 256);		// one MR of 256 pages
+	// fmr: 1 WR + MR + 256 pages = 288 < 9 WRs + 256 SGEs = 400.
+	SetUpIo(sim::kFmr, 1, 256);		// one MR of 256 pages
 	ExposeRemote(256 * PAGE_SIZE);
 	Prepare(true, 3);
 	rdma_io_ctx a, b;
 	Sg sa, sb;
-	ASSERT_EQ(Init(&a, &sa, 256, true), 2);
-	EXPECT_STREQ(rdma_io_ctx_backend(&a), "frwr");
-	// The only MR is held by a: b goes without one, in 8 WRs of 32 SGEs.
-	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 8);
+	ASSERT_EQ(Init(&a, &sa, 256, true), 1);
+	EXPECT_STREQ(rdma_io_ctx_backend(&a), "fmr");
+	// The only MR is held by a: b goes without one, in 9 WRs of 30 SGEs.
+	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 9);
 	EXPECT_STREQ(rdma_io_ctx_backend(&b), "multiread");
 	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
 	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
@@ -126,6 +127,7 @@ TEST_F(IoBehaviourTest, IwarpWithoutReadWithInvChainsALocalInv)
 {
 	SetUpIo(sim::kIwarp, 1, 8);
 	local_.hca->dev()->no_read_inv = true;
+	ReplacePool(1, 8);
 	ExposeRemote(8 * PAGE_SIZE);
 	Prepare(true, 9);
 	rdma_io_ctx ctx;
@@ -151,6 +153,7 @@ TEST_F(IoBehaviourTest, IwarpSinkAfterALazyKeyKillsBothKeys)
 {
 	SetUpIo(sim::kIwarp, 1, 8);		// one MR
 	local_.hca->dev()->no_read_inv = true;
+	ReplacePool(1, 8);
 	ExposeRemote(8 * PAGE_SIZE);
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 
@@ -229,8 +232,9 @@ TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
 // LOCAL_INV, before the pool has replaced its device MR.
 TEST_F(IoBehaviourTest, RemoteAccessErrorQuarantinesTheMr)
 {
-	SetUpIo(sim::kRoce, 1, 300);
-	ExposeRemote(300 * PAGE_SIZE);
+	// iwarp WRITE: one source MR beats 43 WRs of 6 SGEs.
+	SetUpIo(sim::kIwarp, 1, 256);		// one MR of 256 pages
+	ExposeRemote(256 * PAGE_SIZE);
 	Prepare(false, 7);
 	rdma_io_ctx ctx;
 	Sg sg2;
@@ -479,39 +483,19 @@ TEST_F(IoTest, MultireadFollowsTheQpsSgeLimits)
 }
 
 
-// The text of a device's debugfs file, "name value" lines as a map.
-std::map<std::string, std::string> DeviceFile(const char *dev, const char *file)
-{
-	std::string path = std::string("rdma_mrcore/devices/") + dev + "/" + file;
-	const file_operations *fops = mirror_debugfs_fops(path.c_str());
-	std::map<std::string, std::string> m;
-	char buf[4096] = {};
-	loff_t pos = 0;
-
-	if (!fops)
-		return m;
-	inode ino{mirror_debugfs_data(path.c_str())};
-	struct file f{&ino};
-	ssize_t n = fops->read(&f, buf, sizeof(buf) - 1, &pos);
-	std::istringstream in(std::string(buf, n > 0 ? size_t(n) : 0));
-	for (std::string line; std::getline(in, line);) {
-		size_t sp = line.find(' ');
-		m[line.substr(0, sp)] = line.substr(sp + 1);
-	}
-	return m;
-}
 
 TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 {
-	SetUpIo(sim::kRoce, 1, 256);		// one MR of 256 pages
+	// fmr, where one MR of 256 pages beats 9 WRs of SGEs.
+	SetUpIo(sim::kFmr, 1, 256);		// one MR of 256 pages
 	ExposeRemote(256 * PAGE_SIZE);
 	rdma_io_ctx a, b, c;
 	Sg sa, sb, sc;
 	ib_wc ok = Wc(IB_WC_SUCCESS);
 
 	Prepare(true, 1);
-	ASSERT_EQ(Init(&a, &sa, 256, true), 2);		// frwr: REG + READ
-	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 8);	// pool dry: multiread
+	ASSERT_EQ(Init(&a, &sa, 256, true), 1);		// fmr: the READ
+	ASSERT_EQ(Init(&b, &sb, 256, true, 1), 9);	// pool dry: multiread
 	ASSERT_EQ(RunIo(&a), IB_WC_SUCCESS);
 	ASSERT_EQ(RunIo(&b), IB_WC_SUCCESS);
 	EXPECT_TRUE(ReadsLanded({&sa, &sb}));
@@ -551,13 +535,13 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	EXPECT_EQ(n["unmaps"], "1");
 	EXPECT_EQ(n["invalidate_local"], "1");
 	EXPECT_EQ(n["invalidate_remote"], "0");
-	EXPECT_EQ(n["read_frwr"], "1");
+	EXPECT_EQ(n["read_fmr"], "1");
 	EXPECT_EQ(n["read_multiread"], "1");
 	EXPECT_EQ(n["write_multiread"], "1");
-	EXPECT_EQ(n["map_frwr"], "2");			// the pool's MR, then ours
+	EXPECT_EQ(n["map_fmr"], "2");			// the pool's MR, then ours
 
 	auto why = DeviceFile("local", "backends");
-	EXPECT_EQ(why["map"], "frwr only");
+	EXPECT_EQ(why["map"], "fmr only");
 	EXPECT_EQ(why["read"], "multiread pool dry");
 	EXPECT_EQ(why["write"], "multiread cheapest");
 	// The peer did nothing through the core.

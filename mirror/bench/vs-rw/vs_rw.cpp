@@ -270,6 +270,7 @@ private:
 
 Rig::Rig(const Row &row) : row_(row)
 {
+	sim::set_dma_page_tracking(false);
 	const mrcore_shape_desc &s = row.shape;
 
 	try {
