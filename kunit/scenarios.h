@@ -8,9 +8,11 @@
  * (kunit/scenarios_kunit.c) runs every row on fake devices of the same
  * profiles.
  *
- * Why each row expects what it does follows from rdma_io_cost() (16 per WR,
- * 16 per MR, 1 per page registered, 1 per SGE) and the profiles' limits
- * (profiles.h); on iwarp every READ sink is a temporary MR with REMOTE_WRITE
+ * Why each row expects what it does follows from rdma_io_cost() with the
+ * device's weights (core/io.c: IB and RoCE 16 per WR, 144 per MR, 1 per page
+ * registered, 1 per SGE; iWARP 16, 16, 1, 1; the fmr backend prices an MR
+ * like a WR) and the profiles' limits (profiles.h); on iwarp every READ sink
+ * is a temporary MR with REMOTE_WRITE
  * (the iwarp backend), however short the READ: the PD's DMA lkey never
  * sinks an iWARP READ.  On a fresh pool an FRWR MR needs no LOCAL_INV, so an
  * MR-based I/O posts REG_MR + RDMA WR per MR (iwarp: REG_MR + READ_WITH_INV;
@@ -68,14 +70,15 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ RO, SHAPE_8_PAGES, WR, NULL, "multiread", 1, 0 },
 	{ RO, SHAPE_32_PAGES, RD, NULL, "multiread", 1, 0 },
 	{ RO, SHAPE_32_PAGES, WR, NULL, "multiread", 1, 0 },
-	/* 2 WRs + 33 SGEs = 65 < 3 WRs + MR + 33 pages = 97 */
+	/* 2 WRs + 33 SGEs = 65 < 2 WRs + MR + 33 pages = 209 */
 	{ RO, SHAPE_33_PAGES, RD, NULL, "multiread", 2, 0 },
 	{ RO, SHAPE_33_PAGES, WR, NULL, "multiread", 2, 0 },
-	/* 8 WRs + 256 SGEs = 384 > 3 WRs + MR + 256 pages = 320 */
-	{ RO, SHAPE_256_PAGES, RD, NULL, "frwr", 2, 1 },
-	{ RO, SHAPE_256_PAGES, WR, NULL, "frwr", 2, 1 },
-	{ RO, SHAPE_257_PAGES, RD, NULL, "frwr", 2, 1 },
-	{ RO, SHAPE_257_PAGES, WR, NULL, "frwr", 2, 1 },
+	/* 8 WRs + 256 SGEs = 384 < 2 WRs + MR + 256 pages = 432 */
+	{ RO, SHAPE_256_PAGES, RD, NULL, "multiread", 8, 0 },
+	{ RO, SHAPE_256_PAGES, WR, NULL, "multiread", 8, 0 },
+	/* 9 WRs + 257 SGEs = 401 < 2 WRs + MR + 257 pages = 433 */
+	{ RO, SHAPE_257_PAGES, RD, NULL, "multiread", 9, 0 },
+	{ RO, SHAPE_257_PAGES, WR, NULL, "multiread", 9, 0 },
 	{ RO, SHAPE_1M_CONTIG, RD, NULL, "multiread", 1, 0 },
 	{ RO, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0 },
 	{ RO, SHAPE_4M_CONTIG, RD, NULL, "multiread", 1, 0 },
@@ -98,9 +101,9 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ IW, SHAPE_1_BYTE, WR, NULL, "multiread", 1, 0 },
 	{ IW, SHAPE_1_PAGE, WR, NULL, "multiread", 1, 0 },
 	{ IW, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0 },
-	/* 2 WRs + 8 SGEs = 40 < 3 WRs + MR + 8 pages = 72 */
+	/* 2 WRs + 8 SGEs = 40 < 2 WRs + MR + 8 pages = 56 (clean pool) */
 	{ IW, SHAPE_8_PAGES, WR, NULL, "multiread", 2, 0 },
-	/* 6 WRs + 32 SGEs = 128 > 3 WRs + MR + 32 pages = 96 */
+	/* 6 WRs + 32 SGEs = 128 > 2 WRs + MR + 32 pages = 80 */
 	{ IW, SHAPE_32_PAGES, WR, NULL, "frwr", 2, 1 },
 	{ IW, SHAPE_33_PAGES, WR, NULL, "frwr", 2, 1 },
 	{ IW, SHAPE_256_PAGES, WR, NULL, "frwr", 2, 1 },

@@ -88,31 +88,35 @@ static void trace_io_events(struct kunit *test)
 	pool = rdma_io_pool_create(&fd->qp, 1, 1, 256);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
 
-	/* 256 scattered pages on RoCE: one FRWR MR, chosen by cost. */
-	KUNIT_ASSERT_EQ(test, 2, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
+	/* 256 scattered pages on RoCE: 8 WRs of 32 SGEs, chosen by cost. */
+	KUNIT_ASSERT_EQ(test, 8, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
 						  0x10000, 1, DMA_TO_DEVICE));
 	KUNIT_EXPECT_EQ(test, seen->io_inits, 1u);
-	KUNIT_EXPECT_STREQ(test, seen->backend, "frwr");
+	KUNIT_EXPECT_STREQ(test, seen->backend, "multiread");
 	KUNIT_EXPECT_STREQ(test, seen->why, "cheapest");
-	KUNIT_EXPECT_EQ(test, seen->wrs, 2u);
-	/* 3 WRs (steady state) + 1 MR at 16 each, 256 pages at 1 */
-	KUNIT_EXPECT_EQ(test, seen->cost, 3 * 16u + 16 + 256);
-	KUNIT_EXPECT_EQ(test, seen->maps, 1u);
-	KUNIT_EXPECT_EQ(test, seen->last_map_key, ctx.mrs[0]->key);
+	KUNIT_EXPECT_EQ(test, seen->wrs, 8u);
+	/* 8 WRs at 16 each and 256 SGEs at 1 (IB weights, core/io.c) */
+	KUNIT_EXPECT_EQ(test, seen->cost, 8 * 16u + 256);
+	KUNIT_EXPECT_EQ(test, seen->maps, 0u);
 	rdma_io_ctx_destroy(&ctx, &wc);
 	KUNIT_EXPECT_EQ(test, seen->dones, 1u);
 	KUNIT_EXPECT_TRUE(test, seen->done_ok);
 
-	/* Forced, and seen as forced; a flushed I/O is seen as failed. */
-	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "multiread"));
-	KUNIT_ASSERT_EQ(test, 8, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
+	/* Forced onto an MR, and seen as forced; a flushed I/O as failed. */
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "frwr"));
+	KUNIT_ASSERT_EQ(test, 2, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
 						  0x10000, 1, DMA_TO_DEVICE));
-	KUNIT_EXPECT_STREQ(test, seen->backend, "multiread");
+	KUNIT_EXPECT_STREQ(test, seen->backend, "frwr");
 	KUNIT_EXPECT_STREQ(test, seen->why, "forced");
+	KUNIT_EXPECT_EQ(test, seen->wrs, 2u);
+	/* REG_MR + WRITE on a clean MR, 1 MR at 144, 256 pages at 1 */
+	KUNIT_EXPECT_EQ(test, seen->cost, 2 * 16u + 144 + 256);
 	KUNIT_EXPECT_EQ(test, seen->maps, 1u);
+	KUNIT_EXPECT_EQ(test, seen->last_map_key, ctx.mrs[0]->key);
 	rdma_io_ctx_destroy(&ctx, NULL);
 	KUNIT_EXPECT_EQ(test, seen->dones, 2u);
 	KUNIT_EXPECT_FALSE(test, seen->done_ok);
+	rdma_io_pool_drain(pool);
 	rdma_io_pool_destroy(pool);
 }
 
