@@ -27,6 +27,9 @@ steps=(
 	"mirror|scripts/mirror.sh"
 	"fuzz|scripts/fuzz.sh"
 	"soak|scripts/soak.sh"
+	# mrcore against ib_core's rdma_rw in the mirror: a few rows, data
+	# verified, no thresholds (make bench-vs-rw for the table)
+	"bench-vs-rw|scripts/bench-vs-rw.sh --smoke"
 	"kunit|scripts/kunit.sh"
 )
 
