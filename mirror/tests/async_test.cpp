@@ -11,28 +11,8 @@
 namespace mirror {
 namespace {
 
-ib_wc Wc(ib_wc_status st)
-{
-	ib_wc wc{};
-	wc.status = st;
-	return wc;
-}
-
 class AsyncTest : public IoTest {
 protected:
-	// An I/O over @pages scattered pages of the arena from page @first,
-	// READ from (or WRITTEN to) the remote buffer at @remote_page.
-	int Init(rdma_io_ctx *ctx, Sg *sg, unsigned int pages, bool read,
-		 unsigned int first = 0, unsigned int remote_page = 0)
-	{
-		for (unsigned int i = 0; i < pages; i++)
-			sg->add(arena_, first + 2 * i, 0, PAGE_SIZE);
-		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0,
-					remote_.addr(remote_page * PAGE_SIZE),
-					rkey(),
-					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	}
-
 	// The READ over @sg (from @remote_page on) moved its bytes: the
 	// poisoned sink pages hold the remote bytes, the remote buffer and
 	// the guards around each sink page are unchanged.

@@ -30,6 +30,15 @@ inline const sim::Profile &ProfileOf(mrcore_profile p)
 	}
 }
 
+// A work completion of @st, as rdma_io_ctx_destroy() is given one.
+inline ib_wc Wc(ib_wc_status st)
+{
+	ib_wc wc{};
+
+	wc.status = st;
+	return wc;
+}
+
 class IoTest : public MirrorTest {
 protected:
 	void SetUpIo(const sim::Profile &profile, u32 max_ctxs = 1,
@@ -63,6 +72,20 @@ protected:
 		if (fmr_)
 			rdma_fmr_unregister(local_.hca->dev());
 		MirrorTest::TearDown();
+	}
+
+	// An I/O over @pages scattered pages of the arena (a page between
+	// each) from page @first, READ from (or WRITTEN to) the remote buffer
+	// at @remote_page.
+	int Init(rdma_io_ctx *ctx, Sg *sg, unsigned int pages, bool read,
+		 unsigned int first = 0, unsigned int remote_page = 0)
+	{
+		for (unsigned int i = 0; i < pages; i++)
+			sg->add(arena_, first + 2 * i, 0, PAGE_SIZE);
+		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0,
+					remote_.addr(remote_page * PAGE_SIZE),
+					rkey(),
+					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	}
 
 	// The local SG list of a shape, over the arena.

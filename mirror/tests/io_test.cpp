@@ -11,26 +11,8 @@
 namespace mirror {
 namespace {
 
-ib_wc Wc(ib_wc_status st)
-{
-	ib_wc wc{};
-	wc.status = st;
-	return wc;
-}
-
 class IoBehaviourTest : public IoTest {
 protected:
-	// Init an I/O over @pages scattered pages of the arena, from @first.
-	int Init(rdma_io_ctx *ctx, Sg *sg, unsigned int pages, bool read,
-		 unsigned int first = 0)
-	{
-		for (unsigned int i = 0; i < pages; i++)
-			sg->add(arena_, first + 2 * i, 0, PAGE_SIZE);
-		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0,
-					remote_.addr(0), rkey(),
-					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	}
-
 	// The READs over @sgs all landed (their sinks may interleave).
 	::testing::AssertionResult ReadsLanded(std::initializer_list<const Sg *> sgs)
 	{

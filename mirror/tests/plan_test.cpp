@@ -128,16 +128,6 @@ TEST(SummaryTest, MeasuresInOnePassWhatTheCutAndThePlansNeed)
 
 class PlanTest : public IoTest {
 protected:
-	// An I/O over @pages scattered pages (a page between each).
-	int Init(rdma_io_ctx *ctx, Sg *sg, unsigned int pages, bool read)
-	{
-		for (unsigned int i = 0; i < pages; i++)
-			sg->add(arena_, 2 * i, 0, PAGE_SIZE);
-		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0,
-					remote_.addr(0), rkey(),
-					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
-	}
-
 	// What an initialized I/O costs by the model, from what it built.
 	u32 Cost(rdma_io_ctx *ctx)
 	{

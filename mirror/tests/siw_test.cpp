@@ -11,13 +11,6 @@
 namespace mirror {
 namespace {
 
-ib_wc Wc(ib_wc_status st)
-{
-	ib_wc wc{};
-	wc.status = st;
-	return wc;
-}
-
 class SiwTest : public IoTest,
 		public ::testing::WithParamInterface<const sim::Profile *> {
 protected:
