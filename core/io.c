@@ -301,12 +301,10 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->remote_addr = remote_addr;
 	ctx->rkey = rkey;
 
-	ctx->dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
-			 ib_dma_map_sg(pool->dev, sg, sg_cnt, dir);
-	if (!ctx->dma_nents) {
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_DMA_MAP);
+	ctx->dma_nents = mrcore_dma_map_sg(pool->dev, pool->mdev, sg, sg_cnt,
+					   dir);
+	if (!ctx->dma_nents)
 		return -ENOMEM;
-	}
 	ret = mrcore_sg_shape(sg, sg_offset, ctx->dma_nents, &shape);
 	if (ret)
 		goto unmap_dma;
@@ -342,7 +340,7 @@ put_backend:
 	module_put(ctx->backend->owner);
 	ctx->backend = NULL;
 unmap_dma:
-	ib_dma_unmap_sg(pool->dev, sg, sg_cnt, dir);
+	mrcore_dma_unmap_sg(pool->dev, pool->mdev, sg, sg_cnt, dir);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_init);
@@ -427,7 +425,8 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 
 		mrcore_pool_return(ctx->pool, mr, key_dead);
 	}
-	ib_dma_unmap_sg(ctx->pool->dev, ctx->sg, ctx->sg_cnt, ctx->dir);
+	mrcore_dma_unmap_sg(ctx->pool->dev, ctx->pool->mdev, ctx->sg,
+			    ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);
 	module_put(ctx->backend->owner);
 	ctx->backend = NULL;
