@@ -684,12 +684,10 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->remote_addr = remote_addr;
 	ctx->rkey = rkey;
 
-	ctx->dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
-			 ib_dma_map_sg(pool->info.dev, sg, sg_cnt, dir);
-	if (unlikely(!ctx->dma_nents)) {
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_DMA_MAP);
+	ctx->dma_nents = mrcore_dma_map_sg(pool->info.dev, pool->mdev, sg,
+					   sg_cnt, dir);
+	if (unlikely(!ctx->dma_nents))
 		return -ENOMEM;
-	}
 
 	/*
 	 * The common case, decided before anything is measured: the SGEs fit
@@ -719,7 +717,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 
 unmap_dma:
 	ctx->backend = NULL;
-	ib_dma_unmap_sg(pool->info.dev, sg, sg_cnt, dir);
+	mrcore_dma_unmap_sg(pool->info.dev, pool->mdev, sg, sg_cnt, dir);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_init);
@@ -850,7 +848,8 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 		mrcore_io_return_mrs(ctx, ok);
 		break;
 	}
-	ib_dma_unmap_sg(ctx->pool->info.dev, ctx->sg, ctx->sg_cnt, ctx->dir);
+	mrcore_dma_unmap_sg(ctx->pool->info.dev, ctx->pool->mdev, ctx->sg,
+			    ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);
 }
 EXPORT_SYMBOL_GPL(rdma_io_ctx_destroy);

@@ -80,7 +80,8 @@ static bool mrcore_dma_mapped(const struct rdma_mr *mr)
 static void mrcore_dma_unmap(struct rdma_mr *mr)
 {
 	if (mr->dma_owned) {
-		ib_dma_unmap_sg(mr->pd->device, mr->sg, mr->sg_nents, mr->dir);
+		mrcore_dma_unmap_sg(mr->pd->device, mr->mdev, mr->sg,
+				    mr->sg_nents, mr->dir);
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_UNMAPS);
 	}
 	mr->dma_owned = false;
@@ -185,12 +186,10 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	if (sg_nents > mr->max_pages)
 		return -E2BIG;
 
-	dma_nents = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
-		    ib_dma_map_sg(dev, sg, sg_nents, access->dir);
-	if (!dma_nents) {
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_DMA_MAP);
+	dma_nents = mrcore_dma_map_sg(dev, mr->mdev, sg, sg_nents,
+				      access->dir);
+	if (!dma_nents)
 		return -ENOMEM;
-	}
 
 	ret = mrcore_sg_summarize(sg, 0, dma_nents, 0, &sum);
 	if (ret)
@@ -221,7 +220,7 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	return 0;
 
 unmap_dma:
-	ib_dma_unmap_sg(dev, sg, sg_nents, access->dir);
+	mrcore_dma_unmap_sg(dev, mr->mdev, sg, sg_nents, access->dir);
 	return ret;
 }
 

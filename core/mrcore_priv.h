@@ -92,6 +92,10 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * enum mrcore_stat - the counters of a device
  * @MRCORE_STAT_MAPS: map-API mappings (rdma_map_sg_lkey(), rdma_map_sg_rkey()).
  * @MRCORE_STAT_UNMAPS: map-API unmaps.
+ * @MRCORE_STAT_DMA_MAPS: scatterlists the core DMA-mapped (map API and I/O
+ *	contexts).
+ * @MRCORE_STAT_DMA_UNMAPS: those it unmapped again; equal to
+ *	@MRCORE_STAT_DMA_MAPS when nothing is mapped.
  * @MRCORE_STAT_IOS: I/O contexts built (not counted on its own: the sum
  *	of the per-backend READ and WRITE uses).
  * @MRCORE_STAT_WRS: WRs of I/O chains handed out for posting.
@@ -117,6 +121,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
 enum mrcore_stat {
 	MRCORE_STAT_MAPS,
 	MRCORE_STAT_UNMAPS,
+	MRCORE_STAT_DMA_MAPS,
+	MRCORE_STAT_DMA_UNMAPS,
 	MRCORE_STAT_IOS,
 	MRCORE_STAT_WRS,
 	MRCORE_STAT_POSTS,
@@ -229,6 +235,12 @@ static inline const char *mrcore_why_name(enum mrcore_why why)
 	return mrcore_why_names[why];
 }
 
+int mrcore_dma_map_sg(struct ib_device *dev, struct mrcore_device *mdev,
+		      struct scatterlist *sg, u32 nents,
+		      enum dma_data_direction dir);
+void mrcore_dma_unmap_sg(struct ib_device *dev, struct mrcore_device *mdev,
+			 struct scatterlist *sg, u32 nents,
+			 enum dma_data_direction dir);
 int mrcore_devices_init(struct dentry *root);
 void mrcore_devices_exit(void);
 

@@ -6,21 +6,33 @@
  * One end of a connected RC pair (the "owner", rdma_cm's passive end) maps
  * its memory with rdma_map_sg_rkey(); the other end (the "peer") READs or
  * WRITEs it through its own rdma_map_sg_lkey() mapping (the frwr backend on
- * both devices).  Data is checked byte for byte.  The security rules of
- * DESIGN.md are shown on the real driver: every forbidden access ends with
- * the driver's error, leaves the memory untouched, and leaves the peer's QP
- * in the error state (so each such case connects a pair of its own).
+ * both devices).  Every buffer holds a pattern of its own and sinks are
+ * poisoned; data is checked byte for byte, with the bytes around it, at
+ * both ends.  The security rules of DESIGN.md are shown on the real driver:
+ * every forbidden access ends with the driver's error, leaves the memory
+ * untouched, and leaves the peer's QP in the error state (so each such case
+ * connects a pair of its own).  Where a key grants an access while it lives
+ * (the iWARP READ-sink exception, the siw READ defect below), the case
+ * shows the access served while the key lives and refused once the API has
+ * killed the key.
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
 
+#include "e2e_suite.h"
 #include "mrcore_harness.h"
 
 #define E2E_TIMEOUT_MS		30000
 #define E2E_QP_ERR_TIMEOUT_MS	5000
+/* How long a WRITE's bytes may take to land after the sender's completion
+ * (iWARP completes a WRITE once it is sent).
+ */
+#define E2E_PLACE_TIMEOUT_MS	2000
 
 /**
  * struct e2e_expect - how a device reports a forbidden remote access
@@ -40,8 +52,12 @@
  *
  * siw as of 6.12 sends READ responses after siw_check_sgl_tx(pd, wqe, 0):
  * the source STag is checked for validity and range but not for
- * IB_ACCESS_REMOTE_READ, so any valid key of the PD can be READ.  The cases
- * that depend on that check are skipped on siw, with this reason.
+ * IB_ACCESS_REMOTE_READ, so any valid key of the PD can be READ.  On siw
+ * the cases that depend on that check assert the defect (the READ is
+ * served while the key lives: the reproducer) and then the mitigation: the
+ * READ fails once the API has killed the key (an rkey invalidated and
+ * unmapped; an lkey unmapped, which on siw must kill it at once), and the
+ * PD's DMA lkey, which nothing kills, is never put on the wire by the core.
  */
 struct e2e_expect {
 	u32 read_denied;
@@ -62,7 +78,7 @@ static const struct e2e_expect e2e_expect_siw = {
 };
 
 #define E2E_SIW_READ_DEFECT \
-	"siw 6.12 does not check REMOTE_READ on READ requests (siw_qp_tx.c: siw_check_sgl_tx(pd, wqe, 0)): driver defect, rule not enforceable on siw"
+	"siw 6.12 does not check REMOTE_READ on READ requests (siw_qp_tx.c: siw_check_sgl_tx(pd, wqe, 0))"
 
 /* Is @status one of the statuses in @mask? */
 static bool e2e_status_in(int status, u32 mask)
@@ -211,22 +227,46 @@ static void e2e_expose(struct kunit *test, struct mrcore_e2e_side *side,
 }
 
 /* rdma_invalidate_mr(), wait for the LOCAL_INV, rdma_unmap_mr(). */
-static void e2e_invalidate(struct kunit *test, struct mrcore_e2e_side *side,
-			   struct e2e_exposed *x)
+static void e2e_invalidate_mr(struct kunit *test, struct mrcore_e2e_side *side,
+			      struct rdma_mr *mr)
 {
 	struct e2e_ctx *ctx = test->priv;
 	struct ib_send_wr *first = NULL;
 	int ret;
 
 	mrcore_e2e_wait_init(&ctx->reg);
-	ret = rdma_invalidate_mr(x->mr, &first);
+	rdma_mr_set_cqe(mr, &ctx->reg.cqe);
+	ret = rdma_invalidate_mr(mr, &first);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_ASSERT_NOT_NULL(test, first);
 	ret = mrcore_e2e_post(side, first, &ctx->reg, E2E_TIMEOUT_MS);
+	rdma_mr_set_cqe(mr, NULL);
 	KUNIT_ASSERT_EQ_MSG(test, ret, IB_WC_SUCCESS,
 			    "invalidation WR: %d (%s)", ret,
 			    ret >= 0 ? ib_wc_status_msg(ret) : "errno");
-	KUNIT_ASSERT_EQ(test, rdma_unmap_mr(x->mr), 0);
+	KUNIT_ASSERT_EQ(test, rdma_unmap_mr(mr), 0);
+}
+
+static void e2e_invalidate(struct kunit *test, struct mrcore_e2e_side *side,
+			   struct e2e_exposed *x)
+{
+	e2e_invalidate_mr(test, side, x->mr);
+}
+
+/*
+ * The bytes a peer's WRITE put into @buf: on iWARP the sender's WRITE
+ * completes once sent, so give the owner's side a moment to place them.
+ */
+static bool e2e_expect_written(struct kunit *test, struct mrcore_e2e_buf *buf,
+			       size_t len, u32 seed, const char *what)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(E2E_PLACE_TIMEOUT_MS);
+	struct mrcore_e2e_diff d;
+
+	while (!mrcore_e2e_buf_verify(buf, 0, len, seed, &d) &&
+	       time_before(jiffies, end))
+		msleep(20);
+	return mrcore_e2e_expect_data(test, buf, 0, len, seed, what);
 }
 
 /*
@@ -389,6 +429,12 @@ static const struct e2e_shape e2e_shapes[] = {
 
 KUNIT_ARRAY_PARAM_DESC(e2e_shapes, e2e_shapes, desc);
 
+/* Seeds: every buffer of a case its own pattern. */
+#define E2E_SEED_OWNER		0x1001
+#define E2E_SEED_PEER		0x2002
+#define E2E_SEED_KEY1		0x3003
+#define E2E_SEED_KEY2		0x3004
+
 /* The peer READs memory exposed with REMOTE_READ. */
 static void e2e_read(struct kunit *test)
 {
@@ -399,21 +445,21 @@ static void e2e_read(struct kunit *test)
 	int status;
 
 	pair = e2e_pair(test);
+	/* Poisoned by their allocation: the sink stays so until the READ. */
 	owner = e2e_buf(test, shape->len, shape->offset);
 	sink = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
-	mrcore_e2e_buf_fill(owner, 0x1001);
-	mrcore_e2e_buf_memset(sink, 0);
+	mrcore_e2e_buf_fill(owner, E2E_SEED_OWNER);
 
 	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_READ, &x);
 	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_READ, sink,
 			     shape->len, x.iova, x.rkey);
 	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ: %d (%s)",
 			    status, e2e_status(status));
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sink, 0x1001), -1L);
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(sink));
+	mrcore_e2e_expect_data(test, sink, 0, shape->len, E2E_SEED_OWNER,
+			       "READ sink");
 	e2e_invalidate(test, &pair->passive, &x);
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, 0x1001), -1L);
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+	mrcore_e2e_expect_data(test, owner, 0, shape->len, E2E_SEED_OWNER,
+			       "READ source");
 }
 
 /* The peer WRITEs memory exposed with REMOTE_WRITE. */
@@ -428,8 +474,7 @@ static void e2e_write(struct kunit *test)
 	pair = e2e_pair(test);
 	owner = e2e_buf(test, shape->len, shape->offset);
 	src = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
-	mrcore_e2e_buf_memset(owner, 0);
-	mrcore_e2e_buf_fill(src, 0x2002);
+	mrcore_e2e_buf_fill(src, E2E_SEED_PEER);
 
 	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_WRITE, &x);
 	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_WRITE, src,
@@ -438,8 +483,10 @@ static void e2e_write(struct kunit *test)
 			    status, e2e_status(status));
 	/* The WRITE completed on the peer; the owner's key dies first. */
 	e2e_invalidate(test, &pair->passive, &x);
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, 0x2002), -1L);
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+	e2e_expect_written(test, owner, shape->len, E2E_SEED_PEER,
+			   "WRITE sink");
+	mrcore_e2e_expect_data(test, src, 0, shape->len, E2E_SEED_PEER,
+			       "WRITE source");
 }
 
 /*
@@ -464,39 +511,43 @@ static void e2e_key_rotates(struct kunit *test)
 	omr = e2e_mr(test, pair->passive.pd, owner->npages, RDMA_MR_ROLE_RKEY);
 	pmr = e2e_mr(test, pair->active.pd, sink->npages, RDMA_MR_ROLE_LKEY);
 
-	mrcore_e2e_buf_fill(owner, 0x3003);
+	mrcore_e2e_buf_fill(owner, E2E_SEED_KEY1);
 	e2e_expose_mr(test, &pair->passive, omr, owner, RDMA_MR_REMOTE_READ,
 		      &x1);
-	mrcore_e2e_buf_memset(sink, 0);
 	status = e2e_peer_io_mr(test, &pair->active, pmr, IB_WR_RDMA_READ,
 				sink, owner->len, x1.iova, x1.rkey, &lkey1);
 	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ 1: %d (%s)",
 			    status, e2e_status(status));
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sink, 0x3003), -1L);
+	mrcore_e2e_expect_data(test, sink, 0, owner->len, E2E_SEED_KEY1,
+			       "READ 1 sink");
 	e2e_invalidate(test, &pair->passive, &x1);
 
 	/* New data behind the same MR, mapped again. */
-	mrcore_e2e_buf_fill(owner, 0x3004);
+	mrcore_e2e_buf_fill(owner, E2E_SEED_KEY2);
 	e2e_expose_mr(test, &pair->passive, omr, owner, RDMA_MR_REMOTE_READ,
 		      &x2);
 	KUNIT_EXPECT_NE(test, x1.rkey, x2.rkey);
-	mrcore_e2e_buf_memset(sink, 0);
+	mrcore_e2e_buf_poison(sink);
 	status = e2e_peer_io_mr(test, &pair->active, pmr, IB_WR_RDMA_READ,
 				sink, owner->len, x2.iova, x2.rkey, &lkey2);
 	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ 2: %d (%s)",
 			    status, e2e_status(status));
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sink, 0x3004), -1L);
+	mrcore_e2e_expect_data(test, sink, 0, owner->len, E2E_SEED_KEY2,
+			       "READ 2 sink");
 	KUNIT_EXPECT_NE(test, lkey1, lkey2);
 
 	/* The stale rkey on the same address reaches nothing. */
-	mrcore_e2e_buf_memset(sink, 0);
+	mrcore_e2e_buf_poison(sink);
 	status = e2e_peer_io_mr(test, &pair->active, pmr, IB_WR_RDMA_READ,
 				sink, owner->len, x1.iova, x1.rkey, &lkey1);
 	KUNIT_EXPECT_TRUE_MSG(test,
 			      e2e_status_in(status, ctx->expect->read_denied),
 			      "READ with the stale rkey %#x: %d (%s)", x1.rkey,
 			      status, e2e_status(status));
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check_byte(sink, 0), -1L);
+	mrcore_e2e_expect_data(test, sink, 0, sink->len, MRCORE_E2E_POISONED,
+			       "sink of the stale-rkey READ");
+	mrcore_e2e_expect_data(test, owner, 0, owner->len, E2E_SEED_KEY2,
+			       "owner after the stale-rkey READ");
 	e2e_expect_peer_failed(test, pair, probe, x2.iova, x2.rkey);
 	e2e_retire(test, &pair->passive, omr);
 }
@@ -520,7 +571,10 @@ enum e2e_denied_kind {
  *	mapping for %E2E_LKEY_AS_RKEY.
  * @addr_delta: added to the iova for the denied access.
  * @len_delta: added to the mapped length for the denied access.
- * @ib_only: not a rule on iWARP (the iWARP READ sink exception).
+ * @iwarp_grants: on iWARP the key grants the access while it is mapped (an
+ *	iWARP READ sink must accept the READ response as a remote write):
+ *	there the case shows it served, then refused once rdma_invalidate_mr()
+ *	and rdma_unmap_mr() killed the key, as the API requires of READ sinks.
  */
 struct e2e_denied {
 	const char *desc;
@@ -529,7 +583,7 @@ struct e2e_denied {
 	unsigned int ops;
 	int addr_delta;
 	int len_delta;
-	bool ib_only;
+	bool iwarp_grants;
 };
 
 static const struct e2e_denied e2e_denied_cases[] = {
@@ -548,9 +602,9 @@ static const struct e2e_denied e2e_denied_cases[] = {
 	{ "rule 1: WRITE with a SEND_SRC|WRITE_SRC lkey as rkey",
 	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_WRITE,
 	  RDMA_MR_LOCAL_SEND_SRC | RDMA_MR_LOCAL_WRITE_SRC },
-	{ "rule 1: WRITE with a READ_SINK lkey as rkey (IB)",
+	{ "rule 1: WRITE with a READ_SINK lkey as rkey (iWARP: until invalidated)",
 	  E2E_LKEY_AS_RKEY, IB_WR_RDMA_WRITE, RDMA_MR_LOCAL_READ_SINK,
-	  .ib_only = true },
+	  .iwarp_grants = true },
 	{ "rule 2: READ one byte past the end",
 	  E2E_OUTSIDE_RANGE, IB_WR_RDMA_READ, RDMA_MR_REMOTE_READ, 0, 1 },
 	{ "rule 2: READ of the byte after the end",
@@ -582,29 +636,100 @@ KUNIT_ARRAY_PARAM_DESC(e2e_denied, e2e_denied_cases, desc);
 #define E2E_DENIED_OFFSET	200
 #define E2E_DENIED_SEED		0x4004
 #define E2E_DENIED_PEER_SEED	0x5005
+#define E2E_DENIED_CTL_SEED	0x6006
+
+/*
+ * Does this device serve the access while the key lives?  Returns why, or
+ * NULL: the access must be refused outright.
+ */
+static const char *e2e_served_while_live(const struct e2e_denied *c,
+					 const struct e2e_ctx *ctx,
+					 bool iwarp)
+{
+	if (c->iwarp_grants && iwarp)
+		return "iWARP READ sinks need REMOTE_WRITE (the documented exception)";
+	if (c->opcode == IB_WR_RDMA_READ && ctx->expect->read_ignores_access &&
+	    (c->kind == E2E_LKEY_AS_RKEY || c->kind == E2E_WRONG_OP ||
+	     c->kind == E2E_PD_DMA_LKEY))
+		return E2E_SIW_READ_DEFECT;
+	return NULL;
+}
+
+static void e2e_pool_release(void *pool)
+{
+	rdma_io_pool_destroy(pool);
+}
+
+/*
+ * The PD's DMA lkey is a key nothing revokes, and siw lets the peer READ
+ * through it.  What keeps it from the peer is the core: an iWARP READ puts
+ * its sink's key on the wire, and the core never sinks one in the DMA lkey.
+ * Shown through the I/O helper on the peer's end: a READ of one SGE (the
+ * case where the DMA lkey would save an MR) is built by the iwarp backend
+ * and no WR of it names the PD's local_dma_lkey.
+ */
+static void e2e_dma_lkey_stays_home(struct kunit *test,
+				    struct mrcore_e2e_side *side,
+				    struct mrcore_e2e_buf *sink)
+{
+	u32 dma_lkey = side->pd->local_dma_lkey;
+	const struct ib_send_wr *wr;
+	struct rdma_io_pool *pool;
+	char backend[16] = "";
+	struct rdma_io_ctx *io;
+	u32 named = 0, n;
+	int wrs, i;
+
+	KUNIT_ASSERT_EQ(test, sink->nents, 1u);
+	io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	pool = rdma_io_pool_create(side->qp, side->cm_id->port_num, 1,
+				   sink->npages);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   e2e_pool_release,
+							   pool));
+	wrs = rdma_io_ctx_init(io, pool, sink->sg, sink->nents, 0, 0x10000,
+			       0x77, DMA_FROM_DEVICE);
+	KUNIT_ASSERT_GT_MSG(test, wrs, 0, "an iWARP READ of one SGE");
+	strscpy(backend, rdma_io_ctx_backend(io), sizeof(backend));
+	for (wr = io->first, n = 0; wr && n < io->nr_wrs; wr = wr->next, n++) {
+		for (i = 0; i < wr->num_sge; i++)
+			named += wr->sg_list[i].lkey == dma_lkey;
+		if (wr->opcode == IB_WR_REG_MR)
+			named += reg_wr(wr)->key == dma_lkey;
+	}
+	/* Never posted: the context is destroyed without a completion. */
+	rdma_io_ctx_destroy(io, NULL);
+	KUNIT_EXPECT_STREQ_MSG(test, backend, "iwarp",
+			       "an iWARP READ of one SGE must sink in a temporary MR, not in the DMA lkey");
+	KUNIT_EXPECT_EQ_MSG(test, named, 0u,
+			    "%u SGE(s) or registrations of the READ (%s, %d WRs) name local_dma_lkey %#x",
+			    named, backend, wrs, dma_lkey);
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+}
 
 static void e2e_denied(struct kunit *test)
 {
 	const struct e2e_denied *c = test->param_value;
 	struct e2e_ctx *ctx = test->priv;
 	struct mrcore_e2e_buf *owner, *peer, *probe;
+	bool is_read = c->opcode == IB_WR_RDMA_READ;
 	struct mrcore_e2e_pair *pair;
 	struct e2e_exposed x = {};
 	struct rdma_mr *lmr = NULL;
 	enum ib_wr_opcode ctl;
+	bool iwarp, mapped, denied, ok;
+	const char *live;
 	u64 addr;
 	u32 len, key;
 	int status;
-	bool is_read = c->opcode == IB_WR_RDMA_READ;
 
 	pair = e2e_pair(test);
-	if (c->ib_only && rdma_protocol_iwarp(pair->passive.device, 1))
-		kunit_skip(test, "iWARP READ sinks need REMOTE_WRITE (the documented exception)");
-	if (is_read && ctx->expect->read_ignores_access &&
-	    (c->kind == E2E_LKEY_AS_RKEY || c->kind == E2E_WRONG_OP ||
-	     c->kind == E2E_PD_DMA_LKEY))
-		kunit_skip(test, E2E_SIW_READ_DEFECT);
+	iwarp = rdma_protocol_iwarp(pair->passive.device, 1);
+	live = e2e_served_while_live(c, ctx, iwarp);
 
+	/* Poisoned by their allocation; the owner gets its own bytes. */
 	owner = e2e_buf(test, E2E_DENIED_LEN, E2E_DENIED_OFFSET);
 	peer = e2e_buf(test, E2E_DENIED_LEN + 1, 0);
 	probe = e2e_buf(test, 64, 0);
@@ -642,6 +767,7 @@ static void e2e_denied(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, first);
 		status = mrcore_e2e_post(&pair->passive, first, &ctx->reg,
 					 E2E_TIMEOUT_MS);
+		rdma_mr_set_cqe(lmr, NULL);
 		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
 				    "lkey registration: %d (%s)", status,
 				    e2e_status(status));
@@ -654,59 +780,124 @@ static void e2e_denied(struct kunit *test)
 		addr = x.iova;
 		len = E2E_DENIED_LEN;
 		/*
-		 * Control: the allowed access works on this pair (for a wrong
-		 * op, the op the key does grant).  A WRITE stores the data
-		 * the owner already has.
+		 * Control: the allowed access works on this pair and moves
+		 * bytes (for a wrong op, the op the key does grant).  A
+		 * control WRITE brings bytes of its own; the owner's are
+		 * put back after it.
 		 */
 		ctl = c->opcode;
 		if (c->kind == E2E_WRONG_OP)
 			ctl = is_read ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-		if (ctl == IB_WR_RDMA_READ)
-			mrcore_e2e_buf_memset(peer, 0);
-		else
-			mrcore_e2e_buf_fill(peer, E2E_DENIED_SEED);
+		if (ctl == IB_WR_RDMA_WRITE)
+			mrcore_e2e_buf_fill(peer, E2E_DENIED_CTL_SEED);
 		status = e2e_peer_io(test, &pair->active, ctl, peer, len, addr,
 				     key);
 		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
 				    "allowed access: %d (%s)", status,
 				    e2e_status(status));
 		if (ctl == IB_WR_RDMA_READ)
-			KUNIT_ASSERT_EQ(test,
-					mrcore_e2e_buf_check(peer,
-							     E2E_DENIED_SEED),
-					(long)len);
+			ok = mrcore_e2e_expect_data(test, peer, 0, len,
+						    E2E_DENIED_SEED,
+						    "control READ sink");
+		else
+			ok = e2e_expect_written(test, owner, len,
+						E2E_DENIED_CTL_SEED,
+						"control WRITE sink");
+		KUNIT_ASSERT_TRUE(test, ok);
+		if (ctl == IB_WR_RDMA_WRITE)
+			mrcore_e2e_buf_fill(owner, E2E_DENIED_SEED);
 		if (c->kind == E2E_DEAD_AFTER_INVALIDATE)
 			e2e_invalidate(test, &pair->passive, &x);
 		addr += c->addr_delta;
 		len += c->len_delta;
 	}
+	mapped = c->kind != E2E_DEAD_AFTER_INVALIDATE;
+
+	if (live) {
+		/*
+		 * The access is served while the key lives (why: @live).
+		 * Shown, with the bytes it moved; then the key is killed the
+		 * API's way and the same access must be refused.
+		 */
+		mrcore_e2e_buf_poison(peer);
+		if (!is_read)
+			mrcore_e2e_buf_fill(peer, E2E_DENIED_PEER_SEED);
+		status = e2e_peer_io(test, &pair->active, c->opcode, peer, len,
+				     addr, key);
+		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
+				    "%s with key %#x while it lives, expected to be served (%s): %d (%s)",
+				    is_read ? "READ" : "WRITE", key, live,
+				    status, e2e_status(status));
+		if (is_read) {
+			ok = mrcore_e2e_expect_data(test, peer, 0, len,
+						    E2E_DENIED_SEED,
+						    "sink of the READ the live key served");
+			KUNIT_ASSERT_TRUE(test, ok);
+		}
+		kunit_info(test, "%s with key %#x while it lives: served (%s)\n",
+			   is_read ? "READ" : "WRITE", key, live);
+		switch (c->kind) {
+		case E2E_PD_DMA_LKEY:
+			/* Nothing kills it: the core keeps it off the wire. */
+			e2e_dma_lkey_stays_home(test, &pair->active, peer);
+			return;
+		case E2E_LKEY_AS_RKEY:
+			/*
+			 * A READ sink's key on iWARP is remote: it is
+			 * invalidated before the unmap.  Any other lkey is
+			 * local: rdma_unmap_mr() ends it, and on a device that
+			 * lets the peer READ through it, must kill it.
+			 */
+			if (iwarp && (c->ops & RDMA_MR_LOCAL_READ_SINK))
+				e2e_invalidate_mr(test, &pair->passive, lmr);
+			else
+				KUNIT_ASSERT_EQ(test, rdma_unmap_mr(lmr), 0);
+			break;
+		default:
+			e2e_invalidate(test, &pair->passive, &x);
+			break;
+		}
+		mapped = false;
+		if (!is_read) {
+			ok = e2e_expect_written(test, owner, len,
+						E2E_DENIED_PEER_SEED,
+						"owner after the WRITE the live key served");
+			KUNIT_ASSERT_TRUE(test, ok);
+			mrcore_e2e_buf_fill(owner, E2E_DENIED_SEED);
+		}
+	}
 
 	/* The forbidden access. */
-	if (is_read)
-		mrcore_e2e_buf_memset(peer, 0);
-	else
+	mrcore_e2e_buf_poison(peer);
+	if (!is_read)
 		mrcore_e2e_buf_fill(peer, E2E_DENIED_PEER_SEED);
 	status = e2e_peer_io(test, &pair->active, c->opcode, peer, len, addr,
 			     key);
-	KUNIT_EXPECT_TRUE_MSG(test,
-			      e2e_status_in(status,
-					    is_read ? ctx->expect->read_denied :
-						      ctx->expect->write_denied),
-			      "%s of %u bytes at %#llx key %#x: %d (%s)",
-			      is_read ? "READ" : "WRITE", len, addr, key, status,
-			      e2e_status(status));
-	e2e_expect_peer_failed(test, pair, probe, x.iova, x.rkey);
+	denied = e2e_status_in(status, is_read ? ctx->expect->read_denied :
+						 ctx->expect->write_denied);
+	KUNIT_EXPECT_TRUE_MSG(test, denied,
+			      "%s of %u bytes at %#llx key %#x%s: %d (%s)",
+			      is_read ? "READ" : "WRITE", len, addr, key,
+			      live ? ", after the API killed the key," : "",
+			      status, e2e_status(status));
+	if (!denied && live && c->kind == E2E_LKEY_AS_RKEY)
+		kunit_err(test, "the lkey outlived rdma_unmap_mr(): where the device does not check REMOTE_READ (%s), the core must kill a local key when it is unmapped\n",
+			  live);
+	/* A refused access kills the connection; a served one did not. */
+	if (denied)
+		e2e_expect_peer_failed(test, pair, probe, x.iova, x.rkey);
 
 	/* Nothing moved: not into the peer, not into the owner's memory. */
 	if (is_read)
-		KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check_byte(peer, 0), -1L);
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(owner, E2E_DENIED_SEED),
-			-1L);
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(owner));
+		mrcore_e2e_expect_data(test, peer, 0, peer->len,
+				       MRCORE_E2E_POISONED,
+				       "sink of the denied READ");
+	mrcore_e2e_expect_data(test, owner, 0, owner->len, E2E_DENIED_SEED,
+			       "owner after the denied access");
 
-	if (lmr)
+	if (mapped && lmr)
 		e2e_retire(test, &pair->passive, lmr);
-	else if (x.mr && c->kind != E2E_DEAD_AFTER_INVALIDATE)
+	else if (mapped && x.mr)
 		e2e_retire(test, &pair->passive, x.mr);
 }
 

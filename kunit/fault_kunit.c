@@ -5,6 +5,12 @@
  * device MR, DMA mapping or pool MR is left behind, and the same operation
  * then succeeds.  The fake device posts nothing: an I/O that "works" is one
  * that initializes, and is destroyed as never completed.
+ *
+ * Fake devices use virtual DMA, which the DMA-API debugging never sees, and
+ * keep no per-device counters: DMA mappings are counted by the core itself
+ * (rdma_mrcore_dma_maps_live(), every mapping it makes and releases).  Each
+ * round must end with the count it started with, and a mapping the round
+ * holds must show in it.
  */
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -49,6 +55,7 @@ static void fault_test(struct kunit *test)
 	struct rdma_io_ctx ctx;
 	struct rdma_mr *mr;
 	unsigned int round;
+	long maps0;
 	u8 *arena;
 	u32 key;
 	u64 iova;
@@ -66,6 +73,7 @@ static void fault_test(struct kunit *test)
 
 	/* Round 0 with the point armed, round 1 without. */
 	for (round = 0; round < 2; round++) {
+		maps0 = rdma_mrcore_dma_maps_live();
 		if (!round && c->op != FAULT_OP_IO_POST)
 			KUNIT_ASSERT_EQ(test, 0, rdma_mrcore_fault_arm(c->point,
 								       c->skip,
@@ -80,6 +88,10 @@ static void fault_test(struct kunit *test)
 					       RDMA_MR_REMOTE_READ, &chain);
 			KUNIT_EXPECT_EQ(test, ret, round ? 0 : c->expect);
 			if (!ret) {
+				KUNIT_EXPECT_EQ_MSG(test,
+						    rdma_mrcore_dma_maps_live(),
+						    maps0 + 1,
+						    "the mapped MR's DMA mapping is not counted");
 				KUNIT_EXPECT_EQ(test, chain->opcode, IB_WR_REG_MR);
 				KUNIT_ASSERT_EQ(test, 0,
 						rdma_invalidate_mr(mr, &chain));
@@ -131,8 +143,13 @@ static void fault_test(struct kunit *test)
 						rdma_io_ctx_post(&ctx, NULL, NULL),
 						c->expect);
 			}
-			if (ret > 0)
+			if (ret > 0) {
+				KUNIT_EXPECT_EQ_MSG(test,
+						    rdma_mrcore_dma_maps_live(),
+						    maps0 + 1,
+						    "the I/O's DMA mapping is not counted");
 				rdma_io_ctx_destroy(&ctx, NULL);
+			}
 			KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool),
 					rdma_io_pool_size(pool));
 			break;
@@ -140,6 +157,9 @@ static void fault_test(struct kunit *test)
 		if (!round)
 			KUNIT_EXPECT_EQ(test, rdma_mrcore_fault_hits(c->point), 1);
 		rdma_mrcore_fault_arm(c->point, 0, 0);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+				    "%s: DMA mappings left behind",
+				    round ? "the retry" : "the faulted operation");
 	}
 	if (pool)
 		rdma_io_pool_destroy(pool);

@@ -715,7 +715,8 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_qp_failed, MRCORE_HARNESS);
  * @offset: where the data starts in the first page, below PAGE_SIZE.
  *
  * Every page comes from its own alloc_page(), so the scatterlist has one
- * entry per page.  The bytes outside the data are set to %MRCORE_E2E_GUARD.
+ * entry per page.  The data is poisoned (%MRCORE_E2E_POISON), the bytes
+ * outside it are set to %MRCORE_E2E_GUARD.
  *
  * Context: Process context; may sleep.
  * Return: 0, -EINVAL or -ENOMEM.
@@ -750,6 +751,7 @@ int mrcore_e2e_buf_alloc(struct mrcore_e2e_buf *buf, size_t len,
 		sg_set_page(&buf->sg[i], buf->pages[i], n, off);
 		left -= n;
 	}
+	mrcore_e2e_buf_poison(buf);
 	return 0;
 
 err:
@@ -759,8 +761,57 @@ err:
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_alloc, MRCORE_HARNESS);
 
 /**
+ * mrcore_e2e_buf_alloc_contig() - allocate physically contiguous test memory
+ * @buf: the buffer to set up.
+ * @len: number of data bytes, at least 1.
+ * @offset: where the data starts in the first page, below PAGE_SIZE.
+ *
+ * As mrcore_e2e_buf_alloc(), but the pages are one allocation (aligned to
+ * its size) and the scatterlist has one entry over all the data.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -EINVAL, or -ENOMEM (also when no block of that order is free).
+ */
+int mrcore_e2e_buf_alloc_contig(struct mrcore_e2e_buf *buf, size_t len,
+				unsigned int offset)
+{
+	struct page *page;
+	unsigned int i;
+
+	memset(buf, 0, sizeof(*buf));
+	if (!len || offset >= PAGE_SIZE)
+		return -EINVAL;
+	buf->len = len;
+	buf->offset = offset;
+	buf->npages = DIV_ROUND_UP(offset + len, PAGE_SIZE);
+	buf->nents = 1;
+	buf->order = get_order((size_t)buf->npages * PAGE_SIZE);
+	buf->pages = kcalloc(buf->npages, sizeof(*buf->pages), GFP_KERNEL);
+	buf->sg = kcalloc(1, sizeof(*buf->sg), GFP_KERNEL);
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, buf->order);
+	if (!buf->pages || !buf->sg || !page) {
+		if (page)
+			__free_pages(page, buf->order);
+		mrcore_e2e_buf_free(buf);
+		return -ENOMEM;
+	}
+	buf->contig = true;
+	for (i = 0; i < buf->npages; i++) {
+		buf->pages[i] = nth_page(page, i);
+		memset(page_address(buf->pages[i]), MRCORE_E2E_GUARD,
+		       PAGE_SIZE);
+	}
+	sg_init_table(buf->sg, 1);
+	sg_set_page(buf->sg, page, len, offset);
+	mrcore_e2e_buf_poison(buf);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_alloc_contig, MRCORE_HARNESS);
+
+/**
  * mrcore_e2e_buf_free() - free test memory
- * @buf: a buffer from mrcore_e2e_buf_alloc(), or a zeroed one.
+ * @buf: a buffer from mrcore_e2e_buf_alloc() or
+ *	mrcore_e2e_buf_alloc_contig(), or a zeroed one.
  *
  * Context: Process context.
  */
@@ -768,7 +819,9 @@ void mrcore_e2e_buf_free(struct mrcore_e2e_buf *buf)
 {
 	unsigned int i;
 
-	if (buf->pages)
+	if (buf->pages && buf->contig)
+		__free_pages(buf->pages[0], buf->order);
+	else if (buf->pages)
 		for (i = 0; i < buf->npages; i++)
 			if (buf->pages[i])
 				__free_page(buf->pages[i]);
@@ -795,24 +848,70 @@ u8 *mrcore_e2e_buf_byte(struct mrcore_e2e_buf *buf, size_t i)
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_byte, MRCORE_HARNESS);
 
+/* splitmix64's finalizer: a bijection of u64 that spreads every input bit. */
+static u64 mrcore_e2e_mix(u64 z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The key of pattern @seed; bytes 8w..8w+7 are mix(key ^ w). */
+static u64 mrcore_e2e_key(u32 seed)
+{
+	return mrcore_e2e_mix(seed + 0x9e3779b97f4a7c15ULL);
+}
+
 /**
  * mrcore_e2e_pattern() - the test pattern
- * @seed: selects the pattern.
- * @i: byte index.
+ * @seed: selects the pattern; give every buffer of a test its own.
+ * @i: byte index, from the first byte of the range that holds the pattern.
  *
- * Not periodic in 256 or in PAGE_SIZE, so swapped or shifted pages and
- * off-by-one placement are seen.
+ * Each aligned group of 8 bytes is a 64-bit hash of the seed and the group's
+ * index, so a byte's value depends on both and on its place in the group:
+ * there is no period (not 256, not PAGE_SIZE), a page placed one page off,
+ * two pages swapped, a shift by any number of bytes or the bytes of another
+ * buffer (another seed) are seen.
  *
  * Context: Any context.
  * Return: byte @i of pattern @seed.
  */
 u8 mrcore_e2e_pattern(u32 seed, size_t i)
 {
-	u32 x = (u32)i * 2654435761u ^ seed * 40503u;
-
-	return (u8)(x >> 13 ^ x >> 24 ^ seed);
+	return mrcore_e2e_mix(mrcore_e2e_key(seed) ^ (i / 8)) >> (8 * (i % 8));
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pattern, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_fill_range() - write the test pattern into part of the data
+ * @buf: the buffer.
+ * @start: first data byte of the range.
+ * @len: bytes; byte @start + k gets mrcore_e2e_pattern(@seed, k).
+ * @seed: selects the pattern; %MRCORE_E2E_POISONED poisons the range.
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_buf_fill_range(struct mrcore_e2e_buf *buf, size_t start,
+			       size_t len, u32 seed)
+{
+	u64 key = mrcore_e2e_key(seed), word = 0;
+	size_t k;
+
+	if (start > buf->len || len > buf->len - start)
+		return;
+	if (seed == MRCORE_E2E_POISONED) {
+		for (k = 0; k < len; k++)
+			*mrcore_e2e_buf_byte(buf, start + k) =
+				MRCORE_E2E_POISON;
+		return;
+	}
+	for (k = 0; k < len; k++) {
+		if (!(k % 8))
+			word = mrcore_e2e_mix(key ^ (k / 8));
+		*mrcore_e2e_buf_byte(buf, start + k) = word >> (8 * (k % 8));
+	}
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_fill_range, MRCORE_HARNESS);
 
 /**
  * mrcore_e2e_buf_fill() - write the test pattern into the data
@@ -823,12 +922,104 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pattern, MRCORE_HARNESS);
  */
 void mrcore_e2e_buf_fill(struct mrcore_e2e_buf *buf, u32 seed)
 {
-	size_t i;
-
-	for (i = 0; i < buf->len; i++)
-		*mrcore_e2e_buf_byte(buf, i) = mrcore_e2e_pattern(seed, i);
+	mrcore_e2e_buf_fill_range(buf, 0, buf->len, seed);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_fill, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_buf_poison() - mark every data byte as not written by an I/O
+ * @buf: the buffer.
+ *
+ * Sets the data to %MRCORE_E2E_POISON, a value no pattern range is checked
+ * against; sinks are poisoned before each I/O, so one that writes nothing,
+ * too little or too much is seen.
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_buf_poison(struct mrcore_e2e_buf *buf)
+{
+	mrcore_e2e_buf_memset(buf, MRCORE_E2E_POISON);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_poison, MRCORE_HARNESS);
+
+static void mrcore_e2e_diff_note(struct mrcore_e2e_diff *diff, s64 pos,
+				 u8 got, u8 want, const char *what)
+{
+	if (got == want)
+		return;
+	if (!diff->bad++) {
+		diff->pos = pos;
+		diff->got = got;
+		diff->want = want;
+		diff->what = what;
+	}
+}
+
+/**
+ * mrcore_e2e_buf_verify() - check a range of the data and what surrounds it
+ * @buf: the buffer.
+ * @start: first data byte of the range.
+ * @len: bytes in the range (0 for none).
+ * @seed: the range holds mrcore_e2e_pattern(@seed, k) at byte @start + k;
+ *	or %MRCORE_E2E_POISONED: it holds %MRCORE_E2E_POISON.
+ * @diff: receives the number of wrong bytes and the first one.
+ *
+ * The one data check of the end-to-end suites.  Checked, in address order:
+ * the guard bytes of the first page before the data and of the last page
+ * after it (%MRCORE_E2E_GUARD), up to %MRCORE_E2E_VERIFY_SPAN data bytes on
+ * each side of the range (%MRCORE_E2E_POISON: the test poisons the data
+ * and fills only the range), and every byte of the range.  A sink is
+ * checked after its I/O, a source to show that it did not change.
+ *
+ * Context: Any context.
+ * Return: true if every checked byte is right.
+ */
+bool mrcore_e2e_buf_verify(struct mrcore_e2e_buf *buf, size_t start,
+			   size_t len, u32 seed, struct mrcore_e2e_diff *diff)
+{
+	size_t end = buf->offset + buf->len;
+	const u8 *first = page_address(buf->pages[0]);
+	const u8 *last = page_address(buf->pages[buf->npages - 1]);
+	size_t k, lo, hi;
+	u64 key, word = 0;
+
+	memset(diff, 0, sizeof(*diff));
+	if (start > buf->len || len > buf->len - start) {
+		diff->bad = 1;
+		diff->pos = start;
+		diff->what = "range outside the data";
+		return false;
+	}
+	for (k = 0; k < buf->offset; k++)
+		mrcore_e2e_diff_note(diff, (s64)k - buf->offset, first[k],
+				     MRCORE_E2E_GUARD, "guard");
+	lo = start - min_t(size_t, start, MRCORE_E2E_VERIFY_SPAN);
+	for (k = lo; k < start; k++)
+		mrcore_e2e_diff_note(diff, k, *mrcore_e2e_buf_byte(buf, k),
+				     MRCORE_E2E_POISON, "poison");
+	key = mrcore_e2e_key(seed);
+	for (k = 0; k < len; k++) {
+		u8 want = MRCORE_E2E_POISON;
+
+		if (seed != MRCORE_E2E_POISONED) {
+			if (!(k % 8))
+				word = mrcore_e2e_mix(key ^ (k / 8));
+			want = word >> (8 * (k % 8));
+		}
+		mrcore_e2e_diff_note(diff, start + k,
+				     *mrcore_e2e_buf_byte(buf, start + k), want,
+				     "data");
+	}
+	hi = min_t(size_t, buf->len, start + len + MRCORE_E2E_VERIFY_SPAN);
+	for (k = start + len; k < hi; k++)
+		mrcore_e2e_diff_note(diff, k, *mrcore_e2e_buf_byte(buf, k),
+				     MRCORE_E2E_POISON, "poison");
+	for (k = offset_in_page(end); end % PAGE_SIZE && k < PAGE_SIZE; k++)
+		mrcore_e2e_diff_note(diff, buf->len + k - offset_in_page(end),
+				     last[k], MRCORE_E2E_GUARD, "guard");
+	return !diff->bad;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_verify, MRCORE_HARNESS);
 
 /**
  * mrcore_e2e_buf_memset() - set every data byte
@@ -839,10 +1030,17 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_fill, MRCORE_HARNESS);
  */
 void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c)
 {
-	size_t i;
+	size_t done = 0;
 
-	for (i = 0; i < buf->len; i++)
-		*mrcore_e2e_buf_byte(buf, i) = c;
+	/* Page by page: a contiguous buffer is one run. */
+	while (done < buf->len) {
+		size_t pos = buf->offset + done;
+		size_t n = min_t(size_t, buf->len - done,
+				 PAGE_SIZE - pos % PAGE_SIZE);
+
+		memset(mrcore_e2e_buf_byte(buf, done), c, n);
+		done += n;
+	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_memset, MRCORE_HARNESS);
 
@@ -850,6 +1048,9 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_memset, MRCORE_HARNESS);
  * mrcore_e2e_buf_check() - compare the data with the test pattern
  * @buf: the buffer.
  * @seed: the pattern expected.
+ *
+ * Data only; the suites use mrcore_e2e_buf_verify(), which also checks the
+ * guard bytes.
  *
  * Context: Any context.
  * Return: -1 if every byte matches, else the index of the first mismatch.

@@ -22,34 +22,30 @@
 /**
  * struct io_owner - the far side's memory, one rkey over 4 MiB
  * @pair: the pair.
- * @page: the pages, physically contiguous and 4 MiB aligned.
+ * @buf: the memory, physically contiguous and 4 MiB aligned; poisoned but
+ *	for what a test fills.
  * @mr: a raw FRWR MR of two 2 MiB pages (the test's tool, not the subject:
  *	the devices' page lists would not cover 4 MiB in 4 KiB pages).
- * @sg: its one entry.
  * @rkey: the key.
  * @iova: the address of the first byte.
  */
 struct io_owner {
 	struct mrcore_e2e_pair *pair;
-	struct page *page;
+	struct mrcore_e2e_buf buf;
 	struct ib_mr *mr;
-	struct scatterlist sg;
 	u32 rkey;
 	u64 iova;
 };
 
 /**
  * struct io_local - local memory of a shape
- * @page: the pages of a contiguous shape, or %NULL.
- * @order: their allocation order.
- * @buf: the pages of a scattered shape.
- * @sg: the scatterlist over either.
+ * @buf: the memory: one contiguous entry for a contiguous shape, else a page
+ *	per entry; poisoned when created.
+ * @sg: @buf's scatterlist.
  * @nents: entries in @sg.
  * @len: bytes.
  */
 struct io_local {
-	struct page *page;
-	unsigned int order;
 	struct mrcore_e2e_buf buf;
 	struct scatterlist *sg;
 	unsigned int nents;
@@ -61,8 +57,6 @@ struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair);
 struct io_local *io_local_create(struct kunit *test,
 				 const struct mrcore_shape_desc *d);
-u8 *io_local_byte(struct io_local *l, u64 i);
-void io_fill(u8 *p, u64 len, u32 seed);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,

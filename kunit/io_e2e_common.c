@@ -30,9 +30,9 @@ static void io_owner_release(void *p)
 			mrcore_e2e_post(side, &inv, &w, IO_TIMEOUT_MS);
 		}
 		ib_dereg_mr(o->mr);
-		ib_dma_unmap_sg(side->device, &o->sg, 1, DMA_BIDIRECTIONAL);
+		ib_dma_unmap_sg(side->device, o->buf.sg, 1, DMA_BIDIRECTIONAL);
 	}
-	__free_pages(o->page, IO_OWNER_ORDER);
+	mrcore_e2e_buf_free(&o->buf);
 }
 
 static void io_pair_release(void *pair)
@@ -52,23 +52,22 @@ struct io_owner *io_owner_create(struct kunit *test,
 	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
 	o->pair = pair;
-	o->page = alloc_pages(GFP_KERNEL, IO_OWNER_ORDER);
-	KUNIT_ASSERT_NOT_NULL(test, o->page);
+	ret = mrcore_e2e_buf_alloc_contig(&o->buf, IO_OWNER_BYTES, 0);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "4 MiB of contiguous owner memory");
 	ret = kunit_add_action_or_reset(test, io_owner_release, o);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 
-	sg_init_one(&o->sg, page_address(o->page), IO_OWNER_BYTES);
-	KUNIT_ASSERT_EQ(test, 1, ib_dma_map_sg(side->device, &o->sg, 1,
+	KUNIT_ASSERT_EQ(test, 1, ib_dma_map_sg(side->device, o->buf.sg, 1,
 					       DMA_BIDIRECTIONAL));
 	o->mr = ib_alloc_mr(side->pd, IB_MR_TYPE_MEM_REG, 2);
 	if (IS_ERR(o->mr)) {
 		ret = PTR_ERR(o->mr);
 		o->mr = NULL;
-		ib_dma_unmap_sg(side->device, &o->sg, 1, DMA_BIDIRECTIONAL);
+		ib_dma_unmap_sg(side->device, o->buf.sg, 1, DMA_BIDIRECTIONAL);
 		KUNIT_FAIL(test, "owner MR: %d", ret);
 		return NULL;
 	}
-	KUNIT_ASSERT_EQ(test, 1, ib_map_mr_sg(o->mr, &o->sg, 1, NULL, SZ_2M));
+	KUNIT_ASSERT_EQ(test, 1, ib_map_mr_sg(o->mr, o->buf.sg, 1, NULL, SZ_2M));
 	reg.wr.opcode = IB_WR_REG_MR;
 	reg.mr = o->mr;
 	reg.key = o->mr->rkey;
@@ -88,17 +87,7 @@ static void io_local_release(void *p)
 {
 	struct io_local *l = p;
 
-	if (l->page)
-		__free_pages(l->page, l->order);
-	else
-		mrcore_e2e_buf_free(&l->buf);
-}
-
-u8 *io_local_byte(struct io_local *l, u64 i)
-{
-	if (l->page)
-		return page_address(l->page) + i;
-	return mrcore_e2e_buf_byte(&l->buf, i);
+	mrcore_e2e_buf_free(&l->buf);
 }
 
 struct io_local *io_local_create(struct kunit *test,
@@ -110,36 +99,22 @@ struct io_local *io_local_create(struct kunit *test,
 	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	l->len = (u64)d->nents * d->length;
-	if (d->nents == 1 && d->length >= SZ_1M) {
-		/* Contiguous: one entry over physically contiguous pages. */
-		l->order = get_order(d->length);
-		l->page = alloc_pages(GFP_KERNEL, l->order);
-		KUNIT_ASSERT_NOT_NULL(test, l->page);
-		l->sg = kunit_kzalloc(test, sizeof(*l->sg), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, l->sg);
-		sg_init_one(l->sg, page_address(l->page), d->length);
-		l->nents = 1;
-	} else {
-		/* Scattered: the harness gives every page its own entry;
-		 * shapes of whole pages start on a page, the others at their
-		 * offset.
-		 */
+	/*
+	 * Contiguous: one entry over physically contiguous pages.  Scattered:
+	 * the harness gives every page its own entry; shapes of whole pages
+	 * start on a page, the others at their offset.
+	 */
+	if (d->nents == 1 && d->length >= SZ_1M)
+		ret = mrcore_e2e_buf_alloc_contig(&l->buf, l->len, d->offset);
+	else
 		ret = mrcore_e2e_buf_alloc(&l->buf, l->len, d->offset);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-		l->sg = l->buf.sg;
-		l->nents = l->buf.nents;
-	}
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%llu bytes of local memory",
+			    l->len);
 	ret = kunit_add_action_or_reset(test, io_local_release, l);
 	KUNIT_ASSERT_EQ(test, ret, 0);
+	l->sg = l->buf.sg;
+	l->nents = l->buf.nents;
 	return l;
-}
-
-void io_fill(u8 *p, u64 len, u32 seed)
-{
-	u64 i;
-
-	for (i = 0; i < len; i++)
-		p[i] = mrcore_e2e_pattern(seed, i);
 }
 
 static void io_pool_release(void *pool)

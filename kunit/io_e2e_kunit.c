@@ -7,9 +7,9 @@
  * from and into its local memory; the passive end (the "owner") exposes a
  * physically contiguous buffer under one rkey.  Every shape of the
  * scenario table runs as a READ and as a WRITE, with the backend the cost
- * model picks and with each backend forced that the device can use; the
- * moved bytes are compared with their source, and the bytes around the
- * local memory must stay untouched.  One more case shows on the real
+ * model picks and with each backend forced that the device can use.  Every
+ * buffer holds a pattern of its own (sinks are poisoned); after the I/O
+ * both ends are checked byte for byte, with the bytes around them.  One more case shows on the real
  * driver that an iWARP READ sink's key is dead once its READ completed.
  * Flushes and the soak are in io_stress_kunit.c.
  */
@@ -91,17 +91,24 @@ static void io_param_desc(const struct io_param *p, char *desc)
 KUNIT_ARRAY_PARAM(io_rxe, io_params_rxe, io_param_desc);
 KUNIT_ARRAY_PARAM(io_siw, io_params_siw, io_param_desc);
 
+/* Seeds of the buffers: every buffer's bytes are its own. */
+#define IO_SEED_OWNER		0x10001
+#define IO_SEED_LOCAL		0x10002
+#define IO_SEED_SINK_SRC	0x10003
+#define IO_SEED_ATTACKER	0x10004
+#define IO_ATTACK_BYTES		64
+
 static void io_moves_data(struct kunit *test)
 {
 	const struct io_param *p = test->param_value;
 	const struct mrcore_shape_desc *d = &mrcore_shapes[p->shape];
+	u32 moved = p->read ? IO_SEED_OWNER : IO_SEED_LOCAL;
 	struct mrcore_e2e_pair *pair;
 	struct rdma_io_pool *pool;
 	struct rdma_io_ctx ctx;
 	struct io_owner *owner;
 	struct io_local *l;
-	u8 *remote;
-	u64 i, bad = 0;
+	long maps0;
 	int wrs;
 
 	pair = io_pair(test);
@@ -112,11 +119,14 @@ static void io_moves_data(struct kunit *test)
 	if (p->force)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, p->force));
 
-	remote = page_address(owner->page);
-	io_fill(remote, min_t(u64, l->len + 1, IO_OWNER_BYTES), 1);
-	for (i = 0; i < l->len; i++)
-		*io_local_byte(l, i) = mrcore_e2e_pattern(2, i);
+	/* The source holds its pattern, the sink is poisoned. */
+	if (p->read)
+		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
+					  IO_SEED_OWNER);
+	else
+		mrcore_e2e_buf_fill(&l->buf, IO_SEED_LOCAL);
 
+	maps0 = rdma_mrcore_dma_maps_live();
 	wrs = rdma_io_ctx_init(&ctx, pool, l->sg, l->nents, 0, owner->iova,
 			       owner->rkey, p->read ? DMA_FROM_DEVICE :
 						      DMA_TO_DEVICE);
@@ -127,26 +137,28 @@ static void io_moves_data(struct kunit *test)
 	if (p->force)
 		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), p->force);
 	KUNIT_ASSERT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+			    "the I/O left a DMA mapping");
 
-	for (i = 0; i < l->len; i++) {
-		u8 want = mrcore_e2e_pattern(p->read ? 1 : 2, i);
-		u8 got = p->read ? *io_local_byte(l, i) : remote[i];
-
-		if (got != want && !bad++)
-			kunit_err(test, "byte %llu: 0x%02x, want 0x%02x\n", i,
-				  got, want);
-	}
-	KUNIT_EXPECT_EQ(test, bad, 0ull);
-	/* Nothing past the I/O on the owner, nothing outside it locally. */
-	if (!p->read && l->len < IO_OWNER_BYTES)
-		KUNIT_EXPECT_EQ(test, remote[l->len],
-				mrcore_e2e_pattern(1, l->len));
-	if (!l->page)
-		KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(&l->buf));
+	/*
+	 * Both ends, every byte: the sink got the source's bytes and nothing
+	 * around them, the source is unchanged.  The owner's poison after
+	 * the I/O's last byte catches a WRITE that went on.
+	 */
+	mrcore_e2e_expect_data(test, &l->buf, 0, l->len, moved,
+			       p->read ? "local READ sink" :
+					 "local WRITE source");
+	mrcore_e2e_expect_data(test, &owner->buf, 0, l->len, moved,
+			       p->read ? "owner READ source" :
+					 "owner WRITE sink");
 	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
 }
 
-/* Rule 3 on siw: the temporary sink MR's key dies with its READ. */
+/*
+ * Rule 3 on siw: the temporary sink MR's key dies with its READ.  The owner
+ * then WRITEs other bytes with the dead key: the sink must keep every byte
+ * of the READ.
+ */
 static void io_iwarp_sink_key_dies(struct kunit *test)
 {
 	struct mrcore_e2e_pair *pair;
@@ -157,16 +169,24 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	struct ib_rdma_wr wr;
 	struct io_local *l;
 	struct ib_sge sge;
-	u32 sink_key;
+	u32 sink_key, k;
 	u64 sink_iova;
-	int status;
+	bool differs = false;
 
 	pair = io_pair(test);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
 	pool = io_pool(test, &pair->active, 1, 8);
-	io_fill(page_address(owner->page), l->len, 3);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, IO_SEED_SINK_SRC);
+	/* The attacker's bytes, 1 MiB into the owner's memory. */
+	mrcore_e2e_buf_fill_range(&owner->buf, SZ_1M, IO_ATTACK_BYTES,
+				  IO_SEED_ATTACKER);
+	for (k = 0; k < IO_ATTACK_BYTES; k++)
+		differs |= mrcore_e2e_pattern(IO_SEED_ATTACKER, k) !=
+			   mrcore_e2e_pattern(IO_SEED_SINK_SRC, k);
+	KUNIT_ASSERT_TRUE_MSG(test, differs,
+			      "the attacker's WRITE would store the sink's own bytes");
 
 	KUNIT_ASSERT_EQ(test, 2, rdma_io_ctx_init(&ctx, pool, l->sg, l->nents,
 						  0, owner->iova, owner->rkey,
@@ -176,12 +196,14 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	sink_key = ctx.mrs[0]->key;
 	sink_iova = ctx.mrs[0]->iova;
 	KUNIT_ASSERT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, *io_local_byte(l, 0),
-			mrcore_e2e_pattern(3, 0));
+	KUNIT_ASSERT_TRUE(test, mrcore_e2e_expect_data(test, &l->buf, 0,
+						       l->len,
+						       IO_SEED_SINK_SRC,
+						       "iWARP READ sink"));
 
-	/* The owner now WRITEs into the sink with its (dead) key. */
-	sge.addr = owner->iova;
-	sge.length = 64;
+	/* The owner now WRITEs its other bytes into the sink's first 64. */
+	sge.addr = owner->iova + SZ_1M;
+	sge.length = IO_ATTACK_BYTES;
 	sge.lkey = owner->mr->lkey;
 	mrcore_e2e_wait_init(&w);
 	mrcore_e2e_rdma_wr(&wr, IB_WR_RDMA_WRITE, &sge, sink_iova, sink_key, &w);
@@ -190,8 +212,8 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	 * refusal from the TERMINATE, which breaks the connection.
 	 */
 	KUNIT_EXPECT_TRUE(test, mrcore_e2e_qp_failed(&pair->passive, 5000));
-	status = *io_local_byte(l, 0) == mrcore_e2e_pattern(3, 0);
-	KUNIT_EXPECT_TRUE_MSG(test, status, "the dead sink key was written");
+	mrcore_e2e_expect_data(test, &l->buf, 0, l->len, IO_SEED_SINK_SRC,
+			       "READ sink after a WRITE with its dead key");
 }
 
 static struct kunit_case io_rxe_cases[] = {

@@ -6,6 +6,9 @@
  *	in flight: every context completes (success or flush), every MR
  *	returns to the pool, the flushed ones on new device MRs (which is
  *	what kills their keys), as the device's counters in debugfs show;
+ *	and the same with completed and flushed I/Os mixed: some complete
+ *	(their bytes checked) before the QP is moved to error under the
+ *	others;
  *   mrcore_soak_siw, mrcore_soak_rxe     random I/Os (shapes, offsets,
  *	directions, backends, batches of up to 8 in flight) with injected
  *	faults, every byte checked.  soak_ios sets the count per device
@@ -19,6 +22,8 @@
 
 #include "e2e_suite.h"
 #include "io_e2e.h"
+
+#define FLUSH_N		64
 
 static unsigned int soak_ios = 600;
 module_param(soak_ios, uint, 0444);
@@ -46,6 +51,7 @@ static void flush_64_in_flight(struct kunit *test)
 	struct mrcore_shape_desc d = { "16_pages", 16, 0, PAGE_SIZE, 2 };
 	u64 recycled0, errors0, recycled, errors;
 	unsigned int i, flushed = 0, ok = 0;
+	long maps0;
 	struct mrcore_e2e_pair *pair;
 	struct mrcore_e2e_wait *w;
 	struct rdma_io_pool *pool;
@@ -70,6 +76,7 @@ static void flush_64_in_flight(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, w && ctx && l);
 	recycled0 = io_counter(test, dev, "mr_recycled");
 	errors0 = io_counter(test, dev, "err_completion");
+	maps0 = rdma_mrcore_dma_maps_live();
 
 	/* READs on even, WRITEs on odd slots: MR-based on both devices. */
 	for (i = 0; i < N; i++) {
@@ -88,7 +95,10 @@ static void flush_64_in_flight(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&ctx[i], &w[i].cqe,
 							  NULL));
 	}
-	KUNIT_ASSERT_EQ(test, 0, ib_modify_qp(pair->active.qp, &attr,
+	/* Not an assertion: 64 I/Os are in flight (a wait's timeout moves
+	 * the QP to the error state, should this fail).
+	 */
+	KUNIT_EXPECT_EQ(test, 0, ib_modify_qp(pair->active.qp, &attr,
 					      IB_QP_STATE));
 	for (i = 0; i < N; i++) {
 		int status = mrcore_e2e_wait_done(&pair->active, &w[i],
@@ -111,6 +121,184 @@ static void flush_64_in_flight(struct kunit *test)
 	errors = io_counter(test, dev, "err_completion") - errors0;
 	KUNIT_EXPECT_EQ(test, errors, (u64)(N - ok));
 	KUNIT_EXPECT_EQ(test, recycled, (u64)lost_mrs);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+			    "DMA mappings left after the flush");
+}
+
+/**
+ * struct flush_mix - the I/Os of flush_some_completed
+ * @w: their completions.
+ * @ctx: the contexts.
+ * @l: their local memory.
+ * @posted: posted, so a completion will come.
+ * @status: each one's completion status, -EIO if it was not posted.
+ */
+struct flush_mix {
+	struct mrcore_e2e_wait w[FLUSH_N];
+	struct rdma_io_ctx ctx[FLUSH_N];
+	struct io_local *l[FLUSH_N];
+	bool posted[FLUSH_N];
+	int status[FLUSH_N];
+};
+
+/* I/Os of flush_some_completed that complete before the QP error. */
+#define FLUSH_FIRST	8
+/* Their slots in the owner: 15 pages of data, then one poisoned page. */
+#define FLUSH_SLOT	SZ_64K
+#define FLUSH_PAGES	15
+
+static u32 flush_seed(unsigned int i)
+{
+	return 0x20000 + i;
+}
+
+/* Post I/O @i; one the driver refuses is marked as never completed. */
+static void flush_post(struct kunit *test, struct flush_mix *m, unsigned int i)
+{
+	int ret;
+
+	mrcore_e2e_wait_init(&m->w[i]);
+	m->status[i] = -EIO;
+	ret = rdma_io_ctx_post(&m->ctx[i], &m->w[i].cqe, NULL);
+	m->posted[i] = !ret;
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "posting I/O %u", i);
+}
+
+static void flush_wait(struct mrcore_e2e_pair *pair, struct flush_mix *m,
+		       unsigned int i)
+{
+	if (m->posted[i])
+		m->status[i] = mrcore_e2e_wait_done(&pair->active, &m->w[i],
+						    IO_TIMEOUT_MS);
+}
+
+/*
+ * Completed and flushed I/Os mixed: the first FLUSH_FIRST of 64 I/Os are
+ * posted and complete; then the other 56 are posted and the QP is moved to
+ * the error state under them at once (they need at least 7 round trips of
+ * READs at 4 in flight, so some are still queued).  Every completed I/O
+ * moved its bytes; no source changed, whether its I/O completed or not;
+ * every MR is back in the pool, each MR of an I/O that did not complete on
+ * a new device MR; no DMA mapping is left.  Once an I/O is initialized,
+ * nothing asserts until every one is destroyed: an early return would free
+ * memory a completion still points at.
+ */
+static void flush_some_completed(struct kunit *test)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct mrcore_shape_desc d = { "15_pages", FLUSH_PAGES, 0, PAGE_SIZE,
+				       2 };
+	u64 recycled0, errors0, recycled, errors;
+	unsigned int i, flushed = 0, ok = 0;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct ib_device *dev;
+	struct flush_mix *m;
+	u32 lost_mrs = 0;
+	long maps0;
+	int ret;
+
+	pair = io_pair(test);
+	dev = pair->active.device;
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	pool = io_pool(test, &pair->active, FLUSH_N, d.nents);
+	if (!io_on_iwarp(test))
+		KUNIT_ASSERT_EQ(test, 0,
+				rdma_io_pool_force_backend(pool, "frwr"));
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	recycled0 = io_counter(test, dev, "mr_recycled");
+	errors0 = io_counter(test, dev, "err_completion");
+	maps0 = rdma_mrcore_dma_maps_live();
+
+	/* READs on even slots, WRITEs on odd: each source its own bytes. */
+	for (i = 0; i < FLUSH_N; i++) {
+		m->l[i] = io_local_create(test, &d);
+		if (!(i & 1))
+			mrcore_e2e_buf_fill_range(&owner->buf, i * FLUSH_SLOT,
+						  m->l[i]->len, flush_seed(i));
+		else
+			mrcore_e2e_buf_fill(&m->l[i]->buf, flush_seed(i));
+	}
+	for (i = 0; i < FLUSH_N; i++) {
+		ret = rdma_io_ctx_init(&m->ctx[i], pool, m->l[i]->sg,
+				       m->l[i]->nents, 0,
+				       owner->iova + i * FLUSH_SLOT,
+				       owner->rkey,
+				       i & 1 ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		if (ret > 0 && m->ctx[i].nr_mrs)
+			continue;
+		KUNIT_FAIL(test, "I/O %u: rdma_io_ctx_init() %d, %u MRs", i,
+			   ret, ret > 0 ? m->ctx[i].nr_mrs : 0);
+		i += ret > 0;
+		while (i--)
+			rdma_io_ctx_destroy(&m->ctx[i], NULL);
+		return;
+	}
+
+	/* The first ones complete on a working QP. */
+	for (i = 0; i < FLUSH_FIRST; i++)
+		flush_post(test, m, i);
+	for (i = 0; i < FLUSH_FIRST; i++) {
+		flush_wait(pair, m, i);
+		KUNIT_EXPECT_EQ_MSG(test, m->status[i], IB_WC_SUCCESS,
+				    "I/O %u before the QP error", i);
+	}
+	/* The others are posted, and the QP fails under them. */
+	for (i = FLUSH_FIRST; i < FLUSH_N; i++)
+		flush_post(test, m, i);
+	KUNIT_EXPECT_EQ(test, 0, ib_modify_qp(pair->active.qp, &attr,
+					      IB_QP_STATE));
+	for (i = FLUSH_FIRST; i < FLUSH_N; i++) {
+		flush_wait(pair, m, i);
+		KUNIT_EXPECT_TRUE_MSG(test, m->status[i] == IB_WC_SUCCESS ||
+				      m->status[i] == IB_WC_WR_FLUSH_ERR,
+				      "I/O %u: status %d", i, m->status[i]);
+	}
+
+	/* Completed and flushed contexts go back to the pool together. */
+	for (i = 0; i < FLUSH_N; i++) {
+		struct ib_wc wc = { .status = m->status[i] };
+		bool read = !(i & 1);
+
+		if (m->status[i] == IB_WC_SUCCESS) {
+			ok++;
+			mrcore_e2e_expect_data(test, read ? &m->l[i]->buf :
+							    &owner->buf,
+					       read ? 0 : i * FLUSH_SLOT,
+					       m->l[i]->len, flush_seed(i),
+					       read ? "completed READ's sink" :
+						      "completed WRITE's sink");
+		} else {
+			flushed += m->status[i] == IB_WC_WR_FLUSH_ERR;
+			lost_mrs += m->ctx[i].nr_mrs;
+		}
+		/* The source never changes, whatever became of the I/O. */
+		mrcore_e2e_expect_data(test, read ? &owner->buf :
+						    &m->l[i]->buf,
+				       read ? i * FLUSH_SLOT : 0,
+				       m->l[i]->len, flush_seed(i),
+				       read ? "READ source" : "WRITE source");
+		rdma_io_ctx_destroy(&m->ctx[i], m->status[i] < 0 ? NULL : &wc);
+	}
+	kunit_info(test, "%u of %u I/Os completed (%u before the QP error), %u flushed, %u MRs to recycle\n",
+		   ok, FLUSH_N, FLUSH_FIRST, flushed, lost_mrs);
+	/* Both kinds must be there, or the case shows nothing. */
+	KUNIT_EXPECT_GE(test, ok, (unsigned int)FLUSH_FIRST);
+	KUNIT_EXPECT_GE_MSG(test, flushed, 1u,
+			    "every I/O completed before the QP error");
+	KUNIT_EXPECT_EQ(test, ok + flushed, (unsigned int)FLUSH_N);
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+	recycled = io_counter(test, dev, "mr_recycled") - recycled0;
+	errors = io_counter(test, dev, "err_completion") - errors0;
+	KUNIT_EXPECT_EQ(test, errors, (u64)(FLUSH_N - ok));
+	KUNIT_EXPECT_GT(test, lost_mrs, 0u);
+	KUNIT_EXPECT_EQ_MSG(test, recycled, (u64)lost_mrs,
+			    "MRs of flushed I/Os not recycled");
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+			    "DMA mappings left after the flush");
 }
 
 /* A batch of the soak: up to 8 I/Os posted together, one backend. */
@@ -178,10 +366,9 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 	u32 *first = sb->first, *cnt = sb->cnt, *off = sb->off;
 	bool read = get_random_u32_below(2);
 	u32 n = 1 + get_random_u32_below(SOAK_BATCH);
-	u8 *remote = page_address(owner->page);
+	struct mrcore_e2e_buf *remote = &owner->buf;
 	const char *force;
 	u32 i;
-	u64 b;
 
 	memset(posted, 0, sizeof(sb->posted));
 	force = soak_backend(test, read);
@@ -195,10 +382,20 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 		cnt[i] = 1 + get_random_u32_below(SOAK_PAGES - first[i]);
 		off[i] = get_random_u32_below(PAGE_SIZE);
 		len = (u64)cnt[i] * PAGE_SIZE - off[i];
-		io_fill(remote + base, len + 1, seed + 2 * i);
-		for (b = 0; b < len; b++)
-			*io_local_byte(li, first[i] * PAGE_SIZE + off[i] + b) =
-				mrcore_e2e_pattern(seed + 2 * i + 1, b);
+		/*
+		 * Source: its range holds the I/O's pattern; sink: poisoned.
+		 * Everything else of the slot and of the local memory is
+		 * poison too, so bytes written next to the range show.
+		 */
+		mrcore_e2e_buf_poison(&li->buf);
+		mrcore_e2e_buf_fill_range(remote, base, SOAK_SLOT,
+					  MRCORE_E2E_POISONED);
+		if (read)
+			mrcore_e2e_buf_fill_range(remote, base, len, seed + i);
+		else
+			mrcore_e2e_buf_fill_range(&li->buf,
+						  first[i] * PAGE_SIZE + off[i],
+						  len, seed + i);
 
 		ret = rdma_io_ctx_init(&ctx[i], pool, li->sg + first[i], cnt[i],
 				       off[i], owner->iova + base, owner->rkey,
@@ -211,9 +408,13 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 			st->refused++;
 			continue;
 		}
-		KUNIT_ASSERT_GT_MSG(test, ret, 0, "%s %llu bytes (%s)",
-				    read ? "READ" : "WRITE", len,
-				    force ? force : "cost model");
+		if (ret <= 0) {
+			/* No assertion while I/Os are in flight: see below. */
+			KUNIT_FAIL(test, "%s %llu bytes (%s): %d",
+				   read ? "READ" : "WRITE", len,
+				   force ? force : "cost model", ret);
+			break;
+		}
 		mrcore_e2e_wait_init(&w[i]);
 		ret = rdma_io_ctx_post(&ctx[i], &w[i].cqe, NULL);
 		if (ret) {
@@ -224,9 +425,15 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 		}
 		posted[i] = true;
 	}
+	/*
+	 * Every posted I/O is waited for and destroyed before the test may
+	 * stop (it stops after the batch on a failure): an assertion here
+	 * would free the completions and the pool under I/Os in flight.
+	 */
 	for (i = 0; i < n; i++) {
+		u64 len, base = (u64)i * SOAK_SLOT;
+		u64 local = first[i] * PAGE_SIZE + off[i];
 		struct ib_wc wc = {};
-		u64 len, bad = 0;
 		int status;
 
 		if (!posted[i])
@@ -235,24 +442,23 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 					      IO_TIMEOUT_MS);
 		wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
 		rdma_io_ctx_destroy(&ctx[i], status < 0 ? NULL : &wc);
-		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
-				    "%s via %s", read ? "READ" : "WRITE",
-				    force ? force : "cost model");
 		len = (u64)cnt[i] * PAGE_SIZE - off[i];
-		for (b = 0; b < len; b++) {
-			u8 got = read ? *io_local_byte(l[i], first[i] *
-						       PAGE_SIZE + off[i] + b) :
-					remote[(u64)i * SOAK_SLOT + b];
-			u8 want = mrcore_e2e_pattern(seed + 2 * i + !read, b);
-
-			bad += got != want;
+		KUNIT_EXPECT_EQ_MSG(test, status, IB_WC_SUCCESS,
+				    "%s of %llu bytes via %s",
+				    read ? "READ" : "WRITE", len,
+				    force ? force : "cost model");
+		if (status != IB_WC_SUCCESS)
+			continue;
+		/* Both ends: the sink's range, the source unchanged. */
+		if (!mrcore_e2e_expect_data(test, &l[i]->buf, local, len,
+					    seed + i, "local memory") ||
+		    !mrcore_e2e_expect_data(test, remote, base, len, seed + i,
+					    "owner memory")) {
+			kunit_err(test, "%s of %llu bytes via %s\n",
+				  read ? "READ" : "WRITE", len,
+				  force ? force : "cost model");
+			continue;
 		}
-		KUNIT_ASSERT_EQ_MSG(test, bad, 0ull, "%llu bad bytes of %llu",
-				    bad, len);
-		/* A WRITE stops at its last byte. */
-		if (!read)
-			KUNIT_ASSERT_EQ(test, remote[(u64)i * SOAK_SLOT + len],
-					mrcore_e2e_pattern(seed + 2 * i, len));
 		st->ios++;
 		st->bytes += len;
 	}
@@ -312,6 +518,7 @@ static void soak_random_io(struct kunit *test)
 
 static struct kunit_case flush_cases[] = {
 	KUNIT_CASE_SLOW(flush_64_in_flight),
+	KUNIT_CASE_SLOW(flush_some_completed),
 	{}
 };
 

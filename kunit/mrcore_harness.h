@@ -145,14 +145,22 @@ struct mrcore_e2e_wait {
 };
 
 /**
- * struct mrcore_e2e_buf - test memory: separate pages in a scatterlist
- * @pages: the pages, not physically contiguous with each other.
+ * struct mrcore_e2e_buf - test memory
+ * @pages: the pages.  Separate allocations (mrcore_e2e_buf_alloc()), not
+ *	physically contiguous with each other, or the pages of one
+ *	higher-order allocation (mrcore_e2e_buf_alloc_contig()).
  * @npages: number of @pages.
  * @sg: one entry per page, the first starting at @offset, the last ending
- *	where @len does.
+ *	where @len does; or one entry over all of a contiguous buffer.
  * @nents: number of entries in @sg.
  * @offset: byte offset of the data in the first page.
  * @len: number of data bytes.
+ * @order: allocation order of a contiguous buffer.
+ * @contig: @pages are one allocation of order @order.
+ *
+ * The bytes of the pages outside the data (before @offset in the first page,
+ * after the data in the last) hold %MRCORE_E2E_GUARD for the buffer's life:
+ * a device that writes outside what it was given changes them.
  */
 struct mrcore_e2e_buf {
 	struct page **pages;
@@ -161,6 +169,26 @@ struct mrcore_e2e_buf {
 	unsigned int nents;
 	unsigned int offset;
 	size_t len;
+	unsigned int order;
+	bool contig;
+};
+
+/**
+ * struct mrcore_e2e_diff - what mrcore_e2e_buf_verify() found wrong
+ * @bad: number of wrong bytes.
+ * @pos: the first one, as an index into the data; negative in the guard
+ *	bytes before the data, @len or more in those after it.
+ * @got: its value.
+ * @want: the value it should have.
+ * @what: which expectation it broke: "data", "poison" (a byte near the
+ *	range that the I/O must not touch) or "guard" (outside the data).
+ */
+struct mrcore_e2e_diff {
+	u64 bad;
+	s64 pos;
+	u8 got;
+	u8 want;
+	const char *what;
 };
 
 bool mrcore_e2e_device_present(const struct mrcore_e2e_target *target,
@@ -187,9 +215,16 @@ bool mrcore_e2e_qp_failed(struct mrcore_e2e_side *side,
 
 int mrcore_e2e_buf_alloc(struct mrcore_e2e_buf *buf, size_t len,
 			 unsigned int offset);
+int mrcore_e2e_buf_alloc_contig(struct mrcore_e2e_buf *buf, size_t len,
+				unsigned int offset);
 void mrcore_e2e_buf_free(struct mrcore_e2e_buf *buf);
 u8 *mrcore_e2e_buf_byte(struct mrcore_e2e_buf *buf, size_t i);
 void mrcore_e2e_buf_fill(struct mrcore_e2e_buf *buf, u32 seed);
+void mrcore_e2e_buf_fill_range(struct mrcore_e2e_buf *buf, size_t start,
+			       size_t len, u32 seed);
+void mrcore_e2e_buf_poison(struct mrcore_e2e_buf *buf);
+bool mrcore_e2e_buf_verify(struct mrcore_e2e_buf *buf, size_t start,
+			   size_t len, u32 seed, struct mrcore_e2e_diff *diff);
 void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c);
 long mrcore_e2e_buf_check(struct mrcore_e2e_buf *buf, u32 seed);
 long mrcore_e2e_buf_check_byte(struct mrcore_e2e_buf *buf, u8 c);
@@ -199,5 +234,11 @@ bool mrcore_e2e_buf_guard_intact(struct mrcore_e2e_buf *buf);
 
 /* Value of the bytes of a buffer's pages outside its data. */
 #define MRCORE_E2E_GUARD	0xa5
+/* Value of data bytes no I/O is meant to write (mrcore_e2e_buf_poison()). */
+#define MRCORE_E2E_POISON	0x3c
+/* A seed for mrcore_e2e_buf_verify(): the range holds poison, no pattern. */
+#define MRCORE_E2E_POISONED	U32_MAX
+/* Data bytes on each side of a range that mrcore_e2e_buf_verify() checks. */
+#define MRCORE_E2E_VERIFY_SPAN	PAGE_SIZE
 
 #endif /* _MRCORE_HARNESS_H */

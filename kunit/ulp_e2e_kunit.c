@@ -98,7 +98,7 @@ static void ulp_expect_dead(struct kunit *test, struct mrcore_xchg *x,
 	if (key->writable)
 		mrcore_e2e_buf_fill(probe, 0x7777);
 	else
-		mrcore_e2e_buf_memset(probe, 0);
+		mrcore_e2e_buf_poison(probe);
 	status = mrcore_xchg_probe(x, key, probe);
 	kunit_info(test, "%s with the old key %#x (killed by %s): %d (%s)\n",
 		   key->writable ? "WRITE" : "READ", key->handle,
@@ -117,8 +117,9 @@ static void ulp_expect_dead(struct kunit *test, struct mrcore_xchg *x,
 			      "the server's QP survived the dead key (state %d)",
 			      mrcore_e2e_qp_state(&x->pair->passive));
 	if (!key->writable)
-		KUNIT_EXPECT_EQ_MSG(test, mrcore_e2e_buf_check_byte(probe, 0),
-				    -1L, "a READ with a dead key returned data");
+		mrcore_e2e_expect_data(test, probe, 0, probe->len,
+				       MRCORE_E2E_POISONED,
+				       "sink of a READ with a dead key");
 }
 
 /* ---- NFS-style ---- */
@@ -180,29 +181,30 @@ static void nfs_exchange(struct kunit *test)
 	x = ulp_xchg(test, MRCORE_XCHG_NFS);
 
 	if (c->read_rpc) {
+		/* The client's sinks stay poisoned until the RPC. */
 		mrcore_e2e_buf_fill(sdata, NFS_SEED_DATA);
 		mrcore_e2e_buf_fill(sreply, NFS_SEED_REPLY);
-		mrcore_e2e_buf_memset(cdata, 0);
-		mrcore_e2e_buf_memset(creply, 0);
 		ret = mrcore_xchg_nfs_read(x, sdata, cdata, sreply, creply,
 					   c->remote_inv);
 	} else {
 		mrcore_e2e_buf_fill(cdata, NFS_SEED_DATA);
-		mrcore_e2e_buf_memset(sdata, 0);
 		ret = mrcore_xchg_nfs_write(x, cdata, sdata, c->remote_inv);
 	}
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the RPC failed");
 
-	/* The data: pulled into the server, or pushed into the client. */
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(c->read_rpc ? cdata : sdata,
-						   NFS_SEED_DATA), -1L);
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(cdata));
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(sdata));
+	/*
+	 * The data: pulled into the server, or pushed into the client; the
+	 * source unchanged.
+	 */
+	mrcore_e2e_expect_data(test, cdata, 0, cdata->len, NFS_SEED_DATA,
+			       "client data");
+	mrcore_e2e_expect_data(test, sdata, 0, sdata->len, NFS_SEED_DATA,
+			       "server data");
 	if (c->read_rpc) {
-		KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(creply,
-							   NFS_SEED_REPLY),
-				-1L);
-		KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(creply));
+		mrcore_e2e_expect_data(test, creply, 0, creply->len,
+				       NFS_SEED_REPLY, "client reply chunk");
+		mrcore_e2e_expect_data(test, sreply, 0, sreply->len,
+				       NFS_SEED_REPLY, "server reply");
 	}
 
 	/* 1 MiB in segments of the client's MR size, plus the reply chunk. */
@@ -221,11 +223,12 @@ static void nfs_exchange(struct kunit *test)
 	}
 	ulp_expect_dead(test, x, key, probe);
 	/* The client's memory still holds what the exchange left there. */
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(cdata, NFS_SEED_DATA), -1L);
+	mrcore_e2e_expect_data(test, cdata, 0, cdata->len, NFS_SEED_DATA,
+			       "client data after the dead key");
 	if (c->read_rpc)
-		KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(creply,
-							   NFS_SEED_REPLY),
-				-1L);
+		mrcore_e2e_expect_data(test, creply, 0, creply->len,
+				       NFS_SEED_REPLY,
+				       "client reply chunk after the dead key");
 }
 
 /*
@@ -251,9 +254,9 @@ static void nfs_abandoned_keys_die(struct kunit *test)
 	for (i = 0; i < MRCORE_NFS_MAX_SEGS / 2; i++)
 		KUNIT_ASSERT_EQ(test, mrcore_xchg_nfs_abandon(x, cdata), -EIO);
 	key = x->keys[0];
-	mrcore_e2e_buf_memset(sdata, 0);
 	KUNIT_ASSERT_EQ(test, mrcore_xchg_nfs_write(x, cdata, sdata, false), 0);
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(sdata, NFS_SEED_DATA), -1L);
+	mrcore_e2e_expect_data(test, sdata, 0, sdata->len, NFS_SEED_DATA,
+			       "server data of the RPC after the abandoned ones");
 	ulp_expect_dead(test, x, &key, probe);
 }
 
@@ -370,19 +373,20 @@ static void iser_exchange(struct kunit *test)
 	probe = ulp_buf(test, min_t(size_t, c->len, ULP_PROBE_BYTES));
 	x = ulp_xchg(test, MRCORE_XCHG_ISER);
 
+	/* The sink stays poisoned until the command. */
 	mrcore_e2e_buf_fill(c->scsi_read ? tgt : ini, ISER_SEED);
-	mrcore_e2e_buf_memset(c->scsi_read ? ini : tgt, 0);
 	ret = mrcore_xchg_iser(x, c->scsi_read, ini, tgt, c->remote_inv);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the command failed");
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(c->scsi_read ? ini : tgt,
-						   ISER_SEED), -1L);
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(ini));
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_buf_guard_intact(tgt));
+	mrcore_e2e_expect_data(test, ini, 0, ini->len, ISER_SEED,
+			       "initiator buffer");
+	mrcore_e2e_expect_data(test, tgt, 0, tgt->len, ISER_SEED,
+			       "target buffer");
 
 	KUNIT_ASSERT_EQ(test, x->nr_keys, 1u);
 	KUNIT_EXPECT_EQ(test, x->keys[0].remote_inv, c->remote_inv);
 	ulp_expect_dead(test, x, &x->keys[0], probe);
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(ini, ISER_SEED), -1L);
+	mrcore_e2e_expect_data(test, ini, 0, ini->len, ISER_SEED,
+			       "initiator buffer after the dead STag");
 }
 
 /*
@@ -406,7 +410,8 @@ static void iser_abandoned_stag_dies(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mrcore_xchg_iser_abandon(x, true, ini), -EIO);
 	key = x->keys[0];
 	ulp_expect_dead(test, x, &key, probe);
-	KUNIT_EXPECT_EQ(test, mrcore_e2e_buf_check(ini, ISER_SEED), -1L);
+	mrcore_e2e_expect_data(test, ini, 0, ini->len, ISER_SEED,
+			       "initiator buffer after the abandoned tasks");
 }
 
 static void iser_task_unused(struct mrcore_iser_task *task, int status)

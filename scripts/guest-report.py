@@ -9,9 +9,18 @@ guest-report.py kunit OUTDIR KSRC TOP QEMU_RC
     suite, a module that did not load, a timeout, or a kernel report in the
     console.  Last line: "kunit: N passed, M failed, S skipped".
 
+    A skipped test fails the run too unless TOP/kunit/skips.allow lists
+    it, with its reason (see that file).
+
 guest-report.py demo OUTDIR KSRC TOP QEMU_RC
     Prints the demo's table from the console and fails on a row that is
     not verified, a missing device kind, a timeout or a kernel report.
+
+guest-report.py --self-test [TOP]
+    Runs the report's own checks on the crafted console and KTAP of
+    TOP/kunit/testdata/guest-report/: kernel reports (RCU stalls among
+    them) must be found, benign lines not; an allowed skip must pass and a
+    skip the list does not name must fail.
 """
 
 import fnmatch
@@ -37,10 +46,19 @@ BAD = [
     (re.compile(r'Kernel panic|\bOops\b|general protection fault|'
                 r'Unable to handle kernel'), 'oops/panic'),
     (re.compile(r'\bUBSAN:'), 'UBSAN'),
+    # RCU: "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+    # "rcu: INFO: rcu_preempt self-detected stall on CPU", "... detected
+    # expedited stalls ...", and the RCU-tasks flavours.
     (re.compile(r'blocked for more than \d+ seconds|'
-                r'rcu: INFO: .* detected stalls|soft lockup|hard LOCKUP'),
+                r'INFO: \S+ (self-)?detected (expedited )?stalls?\b|'
+                r'soft lockup|hard LOCKUP'),
      'hang/stall'),
 ]
+
+# A KTAP result line: "ok 3 name # SKIP reason".
+KTAP_RESULT = re.compile(r'^(\s*)(not ok|ok) (\d+)(?: (.*?))?'
+                         r'(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$')
+KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (.*)$')
 
 
 def read_lines(path):
@@ -124,6 +142,85 @@ def assemble(suites):
     return out
 
 
+def ktap_skips(lines):
+    """[(id, reason)] of the skipped tests (leaves) of a KTAP document.
+
+    The id is "suite.case" for a test case and "suite.case[param]" for a
+    parameter of a parameterized case.  A "# Subtest: X" header opens a
+    group at its indentation; the group's own result line is one level
+    out and names X; every other result line is a test of the innermost
+    group at its indentation.
+    """
+    stack, skips = [], []
+    for line in lines:
+        m = KTAP_SUBTEST.match(line)
+        if m:
+            indent = len(m.group(1))
+            stack = [g for g in stack if g[0] < indent]
+            stack.append((indent, m.group(2).strip()))
+            continue
+        m = KTAP_RESULT.match(line)
+        if not m:
+            continue
+        indent, name = len(m.group(1)), (m.group(4) or '').strip()
+        inner = [g for g in stack if g[0] > indent]
+        stack = [g for g in stack if g[0] <= indent]
+        if inner and inner[0][1] == name:
+            continue        # the result of a group, not of a test
+        if m.group(5) != 'SKIP':
+            continue
+        path = [g[1] for g in stack if g[0] <= indent] + [name]
+        if len(path) >= 3:
+            test_id = '%s.%s[%s]' % (path[0], '.'.join(path[1:-1]),
+                                     path[-1])
+        else:
+            test_id = '.'.join(path)
+        skips.append((test_id, m.group(6).strip()))
+    return skips
+
+
+def read_allow(path):
+    """Entries of a skip allow-list: [(pattern, reason)], and problems.
+
+    One entry a line, "suite.case[param] | reason"; '#' starts a comment
+    line; '*' in the name matches any text (nothing else is special).
+    """
+    entries, problems = [], []
+    for i, line in enumerate(read_lines(path), 1):
+        text = line.strip()
+        if not text or text.startswith('#'):
+            continue
+        name, sep, reason = text.partition('|')
+        if not sep or not name.strip() or not reason.strip():
+            problems.append('%s:%d: not "suite.case[param] | reason": %s' %
+                            (path, i, text))
+            continue
+        entries.append((name.strip(), reason.strip()))
+    return entries, problems
+
+
+def allowed(test_id, entries):
+    for name, reason in entries:
+        rx = '.*'.join(re.escape(p) for p in name.split('*'))
+        if re.fullmatch(rx, test_id):
+            return reason
+    return None
+
+
+def check_skips(ktap_lines, allow_path, problems):
+    """Print every skip; an unlisted one is a problem."""
+    entries, bad = read_allow(allow_path)
+    problems.extend(bad)
+    for test_id, reason in ktap_skips(ktap_lines):
+        why = allowed(test_id, entries)
+        if why is None:
+            problems.append('skip not in %s: %s # SKIP %s' %
+                            (os.path.basename(allow_path), test_id, reason))
+        else:
+            print('kunit: allowed skip: %s # SKIP %s (listed: %s)' %
+                  (test_id, reason, why))
+
+
 def count_cases(group, acc):
     for case in group.get('test_cases', []):
         acc[case['status']] = acc.get(case['status'], 0) + 1
@@ -190,8 +287,10 @@ def kunit(out, ksrc, top, qemu_rc):
 
     ktap_path = os.path.join(out, 'ktap.txt')
     json_path = os.path.join(out, 'results.json')
+    ktap = assemble(suites)
     with open(ktap_path, 'w') as f:
-        f.write('\n'.join(assemble(suites)) + '\n')
+        f.write('\n'.join(ktap) + '\n')
+    check_skips(ktap, os.path.join(top, 'kunit', 'skips.allow'), problems)
     if os.path.exists(json_path):
         os.unlink(json_path)
     counts = {}
@@ -280,7 +379,63 @@ def demo(out, ksrc, top, qemu_rc):
     return 1 if problems else 0
 
 
+def self_test(top):
+    """The report's checks on crafted input; returns the number of errors."""
+    data = os.path.join(top, 'kunit', 'testdata', 'guest-report')
+    errors = []
+
+    def expect(cond, what):
+        print('guest-report self-test: %s: %s' % ('ok' if cond else 'FAIL',
+                                                  what))
+        if not cond:
+            errors.append(what)
+
+    console = read_lines(os.path.join(data, 'console.log'))
+    want = [i + 1 for i, line in enumerate(console) if 'MUST-FAIL' in line]
+    found = kernel_reports(console)
+    expect([n for n, _, _ in found] == want,
+           'kernel reports on exactly the %d MUST-FAIL lines of '
+           'console.log (found lines %s)' %
+           (len(want), [n for n, _, _ in found]))
+    stalls = [t for _, w, t in found if w == 'hang/stall' and 'rcu' in t]
+    expect(any('self-detected stall' in t for t in stalls),
+           'an RCU "self-detected stall on CPU" fails the run')
+    expect(any('detected stalls' in t for t in stalls),
+           'an RCU "detected stalls on CPUs/tasks" fails the run')
+
+    ktap = read_lines(os.path.join(data, 'ktap.txt'))
+    skips = ktap_skips(ktap)
+    expect(skips == [
+        ('mrcore_demo_a.case_plain', 'allowed for a reason'),
+        ('mrcore_demo_a.case_param[param two]', 'allowed by a pattern'),
+        ('mrcore_demo_b.case_param[param one]', 'nobody listed this'),
+    ], 'skipped leaves and their reasons from ktap.txt (got %s)' % skips)
+
+    problems = []
+    check_skips(ktap, os.path.join(data, 'skips.allow'), problems)
+    unlisted = [p for p in problems if p.startswith('skip not in')]
+    expect(len(unlisted) == 1 and
+           'mrcore_demo_b.case_param[param one]' in unlisted[0] and
+           'nobody listed this' in unlisted[0],
+           'the unlisted skip fails the run, named with its reason')
+    expect(any('no reason here' in p for p in problems),
+           'an allow-list entry without a reason is refused')
+    expect(len(problems) == 2, 'nothing else is reported (%s)' % problems)
+
+    problems = []
+    check_skips(ktap, os.path.join(data, 'none.allow'), problems)
+    expect(len(problems) == 3,
+           'without an allow-list every skip fails the run')
+
+    print('guest-report self-test: %d checks failed' % len(errors))
+    return 1 if errors else 0
+
+
 def main():
+    if len(sys.argv) in (2, 3) and sys.argv[1] == '--self-test':
+        top = sys.argv[2] if len(sys.argv) == 3 else \
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+        return self_test(os.path.abspath(top))
     if len(sys.argv) != 6 or sys.argv[1] not in ('kunit', 'demo'):
         print(__doc__, file=sys.stderr)
         return 2

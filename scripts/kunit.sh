@@ -7,8 +7,12 @@
 #   2. boots the guest in kunit mode (TCG, -nic none, timeout);
 #   3. parses the suites' KTAP with the kernel's kunit.py into
 #      build/kunit/results.json, keeps the console in build/kunit/console.log;
-#   4. fails on a failed or crashed test, a missing suite, a timeout, or any
-#      BUG/KASAN/WARNING/lockdep/DMA-API/kmemleak report in the console.
+#   4. fails on a failed or crashed test, a skip kunit/skips.allow does not
+#      list, a missing suite, a timeout, or any BUG/KASAN/WARNING/lockdep/
+#      DMA-API/kmemleak/RCU-stall report in the console.
+#
+# The report's own checks run first on crafted input
+# (scripts/guest-report.py --self-test).
 #
 # Last line: "kunit: N passed, M failed, S skipped".
 #
@@ -28,6 +32,12 @@ if ! flock -n 8; then
 	flock 8
 fi
 start=$(date +%s)
+
+if ! python3 "$TOP/scripts/guest-report.py" --self-test "$TOP" >"$OUT/report-self-test.log"; then
+	cat "$OUT/report-self-test.log"
+	echo "kunit: 0 passed, 1 failed, 0 skipped (guest-report.py --self-test failed)"
+	exit 1
+fi
 
 echo "kunit: building what is stale (the test kernel takes about 20 min the first time)"
 if ! "$TOP/scripts/guest-build.sh" "$OUT"; then

@@ -241,6 +241,7 @@ void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops);
 int rdma_mrcore_fault_arm(const char *name, u32 skip, u32 times);
 int rdma_mrcore_fault_hits(const char *name);
 int rdma_mrcore_devices_live(void);
+long rdma_mrcore_dma_maps_live(void);
 int rdma_mrcore_device_counter(struct ib_device *ibdev, const char *name,
 			       u64 *value);
 

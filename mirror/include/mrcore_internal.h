@@ -261,6 +261,8 @@ static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 #define per_cpu_ptr(p, cpu)	((void)(cpu), (p))
 #define this_cpu_add(x, n)	((x) += (n))
 #define this_cpu_inc(x)		((x)++)
+#define DEFINE_PER_CPU(type, name)	type name
+#define per_cpu(var, cpu)	((void)(cpu), (var))
 #define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
 
 /* Module parameters and debugfs: present, and inert. */
