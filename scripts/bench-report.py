@@ -252,6 +252,10 @@ def main():
             problems.append('guest: ' + line[len('MRCORE-LOG '):])
 
     rows = sorted(parse_rows(console), key=key)
+    # A row's spread: its fastest run over its slowest.
+    for r in rows:
+        runs = [x for x in r.get('runs_ops_per_s', []) if x]
+        r['spread'] = round(max(runs) / min(runs), 4) if runs else None
     limit = perftest_limit(parse_perftest(results), problems)
     for r in rows:
         if r['error'] or not r['verified']:
@@ -270,7 +274,8 @@ def main():
 
     path = os.path.join(out, 'results.json')
     with open(path, 'w') as f:
-        json.dump({'rows': rows, 'limit': limit}, f, indent=1)
+        json.dump({'mode': os.environ.get('MRCORE_BENCH_MODE', 'wallclock'),
+                   'rows': rows, 'limit': limit}, f, indent=1)
         f.write('\n')
 
     print('bench: device limit (perftest -R, MB/s = 10^6 B/s):')

@@ -160,18 +160,25 @@ bench)
 		for op in read write; do
 			for size in 65536 1048576; do
 				port=$((port + 1))
-				say "perftest ib_${op}_bw $kind $size bytes, $PT_SECS s"
-				ib_${op}_bw -R -F -s "$size" -D "$PT_SECS" -p "$port" \
-					>/tmp/pt-server.log 2>&1 &
-				server=$!
-				sleep 1
-				timeout $((PT_SECS + 60)) ib_${op}_bw -R -F -s "$size" \
-					-D "$PT_SECS" -p "$port" "$addr" \
-					>/tmp/pt-client.log 2>&1
-				rc=$?
-				sleep 1
-				kill "$server" 2>/dev/null
-				wait "$server" 2>/dev/null
+				# A run that prints no figure (the client raced the
+				# server's listen, or the connection dropped) is
+				# tried again, up to three times, on a fresh port.
+				for try in 1 2 3; do
+					port=$((port + 1))
+					say "perftest ib_${op}_bw $kind $size bytes, $PT_SECS s (try $try)"
+					ib_${op}_bw -R -F -s "$size" -D "$PT_SECS" \
+						-p "$port" >/tmp/pt-server.log 2>&1 &
+					server=$!
+					sleep 2
+					timeout $((PT_SECS + 60)) ib_${op}_bw -R -F \
+						-s "$size" -D "$PT_SECS" -p "$port" "$addr" \
+						>/tmp/pt-client.log 2>&1
+					rc=$?
+					sleep 1
+					kill "$server" 2>/dev/null
+					wait "$server" 2>/dev/null
+					grep -q "^ *$size " /tmp/pt-client.log && break
+				done
 				echo "MRCORE-PERFTEST-BEGIN $kind $op $size $rc" >"$OUT"
 				cat /tmp/pt-client.log >"$OUT"
 				echo "MRCORE-PERFTEST-END $kind $op $size" >"$OUT"

@@ -13,7 +13,8 @@
 #
 # Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
 # (default 2048 MiB), MRCORE_QEMU_SMP (default: the host's CPU count, at
-# most 4), MRCORE_QEMU_ACCEL (default tcg,thread=multi).
+# most 4), MRCORE_QEMU_ACCEL (default tcg,thread=multi), MRCORE_QEMU_EXTRA
+# (more QEMU options, split on blanks; e.g. "-icount shift=1,sleep=off").
 set -euo pipefail
 
 kernel= initrd= mode= out= append=
@@ -49,7 +50,7 @@ cmdline="console=ttyS0 loglevel=7 panic=-1 mrcore.mode=$mode $append"
 set +e
 timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 \
-	-accel "$accel" -smp "$smp" -m "$mem" \
+	-accel "$accel" -smp "$smp" -m "$mem" ${MRCORE_QEMU_EXTRA:-} \
 	-nodefaults -display none -no-reboot -nic none \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
