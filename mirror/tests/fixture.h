@@ -357,7 +357,17 @@ protected:
 	ib_wc_status PeerRdmaWith(ib_wr_opcode op, u64 remote_addr, u32 rkey,
 				  void *peer_mem, u32 len, u32 lkey)
 	{
-		ib_sge sge = {reinterpret_cast<uintptr_t>(peer_mem), len, lkey};
+		return Rdma(peer_.qp, op, reinterpret_cast<uintptr_t>(peer_mem),
+			    lkey, remote_addr, rkey, len);
+	}
+
+	// One signaled RDMA @op of @len bytes posted on @qp, from or into
+	// [@addr, @addr + @len) under @lkey, at @remote_addr under @rkey, run
+	// to completion; returns its status.
+	ib_wc_status Rdma(ib_qp *qp, ib_wr_opcode op, u64 addr, u32 lkey,
+			  u64 remote_addr, u32 rkey, u32 len)
+	{
+		ib_sge sge = {addr, len, lkey};
 		ib_rdma_wr wr{};
 		ib_cqe cqe{};
 
@@ -368,12 +378,12 @@ protected:
 		wr.wr.wr_cqe = &cqe;
 		wr.remote_addr = remote_addr;
 		wr.rkey = rkey;
-		auto &cq = sim::completions(peer_.qp);
+		auto &cq = sim::completions(qp);
 		size_t before = cq.size();
-		if (sim::post(peer_.qp, &wr.wr))
+		if (sim::post(qp, &wr.wr))
 			return IB_WC_LOC_QP_OP_ERR;
 		sim::drain();
-		if (cq.size() != before + 1)
+		if (cq.size() != before + 1 || cq.back().cqe != &cqe)
 			return IB_WC_GENERAL_ERR_FOR_TESTS;
 		return cq.back().status;
 	}

@@ -43,26 +43,9 @@ protected:
 	ib_wc_status LocalRdma(ib_wr_opcode op, u64 iova, u32 lkey, Buffer &far,
 			       u32 far_rkey, u32 len)
 	{
-		ib_sge sge = {iova, len, lkey};
-		ib_rdma_wr wr{};
-		ib_cqe cqe{};
-
-		wr.wr.opcode = op;
-		wr.wr.sg_list = &sge;
-		wr.wr.num_sge = 1;
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		wr.wr.wr_cqe = &cqe;
-		wr.remote_addr = far.addr(0);
-		wr.rkey = far_rkey;
-		auto &cq = sim::completions(local_.qp);
-		size_t before = cq.size();
-		if (sim::post(local_.qp, &wr.wr))
-			return IB_WC_LOC_QP_OP_ERR;
-		sim::drain();
-		if (cq.size() != before + 1 || cq.back().cqe != &cqe)
-			return IB_WC_GENERAL_ERR_FOR_TESTS;
-		return cq.back().status;
+		return Rdma(local_.qp, op, iova, lkey, far.addr(0), far_rkey, len);
 	}
+
 };
 
 TEST_P(MapCaseTest, AnswersAsTheTableSays)
