@@ -200,20 +200,12 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 			.rkey = ctx->rkey,
 		};
 		for (j = 0; j < n; j++, sge++, s = sg_next(s)) {
-			u32 len = sg_dma_len(s);
-			u64 addr = sg_dma_address(s) + skip;
+			u64 addr;
+			u32 len;
 
-			/* An empty entry, or an offset past the first. */
-			if (unlikely(skip >= len)) {
-				ret = -EINVAL;
+			ret = mrcore_sg_entry(s, skip, &addr, &len);
+			if (ret)
 				goto free_wrs;
-			}
-			len -= skip;
-			/* Wraps, or ends in the address space's last page. */
-			if (unlikely(addr > U64_MAX - PAGE_SIZE - len)) {
-				ret = -EOVERFLOW;
-				goto free_wrs;
-			}
 			sge->addr = addr;
 			sge->length = len;
 			sge->lkey = lkey;

@@ -42,6 +42,33 @@ struct mrcore_sg_summary {
 	u32 last_len;
 };
 
+/**
+ * mrcore_sg_entry() - the bytes of one DMA entry, checked
+ * @s: the entry.
+ * @skip: bytes of it to skip (the I/O's offset, on the first entry).
+ * @start: where its bytes start, on success.
+ * @len: how many there are, on success.
+ *
+ * The checks every pass over a list makes of each entry, with one answer.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for an empty entry or a @skip at or past its end;
+ * -EOVERFLOW if its bytes wrap or end in the address space's last page.
+ */
+static inline int mrcore_sg_entry(struct scatterlist *s, u32 skip,
+				  u64 *start, u32 *len)
+{
+	u32 n = sg_dma_len(s);
+
+	if (unlikely(skip >= n))
+		return -EINVAL;
+	*start = sg_dma_address(s) + skip;
+	*len = n - skip;
+	if (unlikely(*start > U64_MAX - PAGE_SIZE - *len))
+		return -EOVERFLOW;
+	return 0;
+}
+
 int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 			u32 mr_pages, struct mrcore_sg_summary *sum);
 

@@ -77,18 +77,14 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 	int i;
 
 	for_each_sg(sg, s, dma_nents, i) {
-		u32 len = sg_dma_len(s);
-		u64 start = sg_dma_address(s) + skip;
 		bool joins = false;
-		u64 end, pages;
+		u64 start, end, pages;
+		u32 len;
+		int ret;
 
-		/* An empty entry, or an offset at or past the first's end. */
-		if (unlikely(skip >= len))
-			return -EINVAL;
-		len -= skip;
-		/* Wraps, or ends in the address space's last page. */
-		if (unlikely(start > U64_MAX - PAGE_SIZE - len))
-			return -EOVERFLOW;
+		ret = mrcore_sg_entry(s, skip, &start, &len);
+		if (ret)
+			return ret;
 		end = start + len;
 		if (likely(!((prev_end | start | end) & ~PAGE_MASK))) {
 			/* Whole pages after whole pages: no hole, none shared. */
