@@ -238,6 +238,30 @@ TEST_F(LifecycleTest, RegistryRefusesIncompleteAndDuplicateBackends)
 	EXPECT_EQ(rdma_mr_backend_register(nullptr), -EINVAL);
 	rdma_mr_backend_ops dup = MakeFake("frwr");
 	EXPECT_EQ(rdma_mr_backend_register(&dup), -EEXIST);
+
+	// What a backend declares of its I/O: known bits, one strategy the
+	// core builds, never beside callbacks of its own.
+	rdma_mr_backend_ops io = MakeFake("vendor-io");
+	io.io_flags = 0x80;
+	EXPECT_EQ(rdma_mr_backend_register(&io), -EINVAL);
+	io.io_flags = RDMA_IO_SGES | RDMA_IO_IWARP_READ;
+	EXPECT_EQ(rdma_mr_backend_register(&io), -EINVAL);
+	rdma_mr_backend_ops own{};
+	own.name = "vendor-own";
+	own.owner = THIS_MODULE;
+	own.serves = FakeBackend::Serves;
+	own.io_flags = RDMA_IO_SGES;
+	own.io_plan = [](const rdma_io_ctx *, rdma_io_plan *) { return -EOPNOTSUPP; };
+	own.io_build = [](rdma_io_ctx *) { return -EOPNOTSUPP; };
+	EXPECT_EQ(rdma_mr_backend_register(&own), -EINVAL);
+	// io_weights belongs to an MR backend.
+	rdma_mr_backend_ops weights{};
+	weights.name = "vendor-w";
+	weights.owner = THIS_MODULE;
+	weights.serves = FakeBackend::Serves;
+	weights.io_flags = RDMA_IO_SGES;
+	weights.io_weights = [](ib_device *, rdma_io_weights *) {};
+	EXPECT_EQ(rdma_mr_backend_register(&weights), -EINVAL);
 }
 
 TEST_F(LifecycleTest, NewestBackendServesAndSynchronousMapsChainNothing)
