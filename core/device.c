@@ -402,58 +402,7 @@ int rdma_mrcore_device_counter(struct ib_device *ibdev, const char *name,
 EXPORT_SYMBOL_GPL(rdma_mrcore_device_counter);
 
 /* DMA mappings made by the core and not yet released, on every device. */
-static DEFINE_PER_CPU(long, mrcore_dma_live);
-
-/**
- * mrcore_dma_map_sg() - DMA-map a scatterlist for the core, counted
- * @dev: the device.
- * @mdev: its state, or %NULL (counted in the live total only).
- * @sg: the scatterlist.
- * @nents: its entries.
- * @dir: the direction.
- *
- * Every DMA mapping of the core goes through here and is released with
- * mrcore_dma_unmap_sg(), so rdma_mrcore_dma_maps_live() and the counters
- * ``dma_maps``/``dma_unmaps`` show one that is left behind.  The fault
- * point ``dma_map`` fails it.
- *
- * Context: As ib_dma_map_sg().
- * Return: the number of DMA entries, or 0 if the mapping failed.
- */
-int mrcore_dma_map_sg(struct ib_device *dev, struct mrcore_device *mdev,
-		      struct scatterlist *sg, u32 nents,
-		      enum dma_data_direction dir)
-{
-	int n = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
-		ib_dma_map_sg(dev, sg, nents, dir);
-
-	if (n <= 0) {
-		mrcore_stat_inc(mdev, MRCORE_STAT_ERR_DMA_MAP);
-		return 0;
-	}
-	this_cpu_add(mrcore_dma_live, 1);
-	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_MAPS);
-	return n;
-}
-
-/**
- * mrcore_dma_unmap_sg() - release a mapping of mrcore_dma_map_sg()
- * @dev: the device.
- * @mdev: its state, or %NULL.
- * @sg: the scatterlist.
- * @nents: the entries given to mrcore_dma_map_sg() (not the DMA count).
- * @dir: the direction.
- *
- * Context: As ib_dma_unmap_sg().
- */
-void mrcore_dma_unmap_sg(struct ib_device *dev, struct mrcore_device *mdev,
-			 struct scatterlist *sg, u32 nents,
-			 enum dma_data_direction dir)
-{
-	ib_dma_unmap_sg(dev, sg, nents, dir);
-	this_cpu_add(mrcore_dma_live, -1);
-	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_UNMAPS);
-}
+DEFINE_PER_CPU(long, mrcore_dma_live);
 
 /**
  * rdma_mrcore_dma_maps_live() - DMA mappings the core holds

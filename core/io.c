@@ -83,16 +83,21 @@ void mrcore_io_weights(struct ib_device *dev, u32 port_num,
 		mr_backend->io_weights(dev, w);
 }
 
-/* WRs, SGEs and MR pointers of one context, in one allocation. */
+/*
+ * WRs, SGEs and MR pointers of one context, in one allocation.  The core's
+ * builders write every WR and SGE whole, so their storage is not zeroed
+ * first (@zero): at 256 SGEs that memset would cost more than the building.
+ */
 static noinline int mrcore_io_alloc_mem(struct rdma_io_ctx *ctx, u32 nr_wrs,
-					u32 nr_sges, u32 nr_mrs)
+					u32 nr_sges, u32 nr_mrs, bool zero)
 {
 	size_t wrs = array_size(nr_wrs, sizeof(*ctx->wrs));
 	size_t sges = array_size(nr_sges, sizeof(*ctx->sges));
 	size_t mrs = array_size(nr_mrs, sizeof(*ctx->mrs));
+	size_t size = size_add(size_add(wrs, sges), mrs);
 	void *mem;
 
-	mem = kzalloc(size_add(size_add(wrs, sges), mrs), GFP_KERNEL);
+	mem = zero ? kzalloc(size, GFP_KERNEL) : kmalloc(size, GFP_KERNEL);
 	if (!mem)
 		return -ENOMEM;
 	ctx->wrs = mem;
@@ -101,16 +106,21 @@ static noinline int mrcore_io_alloc_mem(struct rdma_io_ctx *ctx, u32 nr_wrs,
 	return 0;
 }
 
-/* A one-WR, one-SGE I/O uses storage inside the context. */
+/* A one-WR, one-SGE I/O, with or without an MR, uses the context's own. */
 static inline int mrcore_io_alloc(struct rdma_io_ctx *ctx, u32 nr_wrs,
-				  u32 nr_sges, u32 nr_mrs)
+				  u32 nr_sges, u32 nr_mrs, bool zero)
 {
-	if (likely(nr_wrs == 1 && nr_sges == 1 && !nr_mrs)) {
+	if (likely(nr_wrs == 1 && nr_sges == 1 && nr_mrs <= 1)) {
 		ctx->wrs = &ctx->inline_wr;
 		ctx->sges = &ctx->inline_sge;
+		ctx->mrs = nr_mrs ? &ctx->inline_mr : NULL;
+		if (zero) {
+			memset(&ctx->inline_wr, 0, sizeof(ctx->inline_wr));
+			memset(&ctx->inline_sge, 0, sizeof(ctx->inline_sge));
+		}
 		return 0;
 	}
-	return mrcore_io_alloc_mem(ctx, nr_wrs, nr_sges, nr_mrs);
+	return mrcore_io_alloc_mem(ctx, nr_wrs, nr_sges, nr_mrs, zero);
 }
 
 static inline void mrcore_io_free(struct rdma_io_ctx *ctx)
@@ -133,12 +143,7 @@ static inline void mrcore_io_free(struct rdma_io_ctx *ctx)
  */
 int rdma_io_alloc_wrs(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges)
 {
-	int ret = mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0);
-
-	/* Zeroed, like the allocated ones. */
-	if (!ret && ctx->wrs == &ctx->inline_wr)
-		memset(&ctx->inline_wr, 0, sizeof(ctx->inline_wr));
-	return ret;
+	return mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0, true);
 }
 EXPORT_SYMBOL_GPL(rdma_io_alloc_wrs);
 
@@ -180,7 +185,7 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	u32 w, j;
 	int ret;
 
-	ret = mrcore_io_alloc(ctx, nr_wrs, left, 0);
+	ret = mrcore_io_alloc(ctx, nr_wrs, left, 0, false);
 	if (ret)
 		return ret;
 
@@ -232,6 +237,42 @@ free_wrs:
 }
 
 /*
+ * sges, one entry: the most common I/O, built straight into the context's
+ * own storage.  The checks are mrcore_io_build_sges()'s.
+ */
+static __always_inline int mrcore_io_build_one(struct rdma_io_ctx *ctx,
+					       bool read)
+{
+	u64 addr;
+	u32 len;
+	int ret;
+
+	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
+	if (unlikely(ret))
+		return ret;
+	ctx->inline_sge.addr = addr;
+	ctx->inline_sge.length = len;
+	ctx->inline_sge.lkey = ctx->pool->info.pd->local_dma_lkey;
+	ctx->inline_wr = (struct ib_rdma_wr){
+		.wr = {
+			.sg_list = &ctx->inline_sge,
+			.num_sge = 1,
+			.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE,
+		},
+		.remote_addr = ctx->remote_addr,
+		.rkey = ctx->rkey,
+	};
+	ctx->wrs = &ctx->inline_wr;
+	ctx->sges = &ctx->inline_sge;
+	ctx->first = &ctx->inline_wr.wr;
+	ctx->last = &ctx->inline_wr.wr;
+	ctx->length = len;
+	ctx->nr_wrs = 1;
+	ctx->nr_ops = 1;
+	return 0;
+}
+
+/*
  * mrs, iwarp read: cut the I/O into the runs the summary counted, take that
  * many pool MRs (all or none), and chain for each run its registration (led
  * by the LOCAL_INV of a lazily kept key, on a stale MR) and one READ or
@@ -257,7 +298,7 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 	u32 i, j;
 	int ret;
 
-	ret = mrcore_io_alloc(ctx, n, n, n);
+	ret = mrcore_io_alloc(ctx, n, n, n, false);
 	if (ret)
 		return ret;
 	ret = mrcore_pool_take(pool, ctx->mrs, n);
@@ -289,18 +330,24 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 		for (w = head; w != &wr->wr; w = w->next)
 			wrs++;
 
-		ctx->sges[i].addr = mr->iova;
-		ctx->sges[i].length = c.length;
-		ctx->sges[i].lkey = mr->key;
-		wr->wr.opcode = op;
+		ctx->sges[i] = (struct ib_sge){
+			.addr = mr->iova,
+			.length = c.length,
+			.lkey = mr->key,
+		};
+		*wr = (struct ib_rdma_wr){
+			.wr = {
+				.sg_list = &ctx->sges[i],
+				.num_sge = 1,
+				.opcode = op,
+			},
+			.remote_addr = ctx->remote_addr + done,
+			.rkey = ctx->rkey,
+		};
 		if (rwi) {
 			wr->wr.ex.invalidate_rkey = mr->key;
 			mrcore_stat_inc(pool->mdev, MRCORE_STAT_INV_LOCAL);
 		}
-		wr->wr.sg_list = &ctx->sges[i];
-		wr->wr.num_sge = 1;
-		wr->remote_addr = ctx->remote_addr + done;
-		wr->rkey = ctx->rkey;
 		done += c.length;
 		wrs++;
 
@@ -444,12 +491,24 @@ static int mrcore_io_choose(struct rdma_io_ctx *ctx,
 			    const struct mrcore_io_set *set,
 			    struct mrcore_io_choice *ch)
 {
+	int only = set->only[ctx->dir == DMA_FROM_DEVICE];
 	struct rdma_io_plan p, fallback = {};
 	u32 i;
 	int ret;
 
 	ch->cand = -1;
 	ch->fallback = -1;
+	if (only >= 0) {
+		/* Nothing to compare, and no plan without MRs to fall to. */
+		ret = mrcore_io_measure(ctx);
+		if (ret)
+			return ret;
+		if (mrcore_io_price(ctx, &set->cand[only], &ch->plan))
+			return -EOPNOTSUPP;
+		ch->cand = only;
+		ch->why = MRCORE_WHY_CHEAPEST;
+		return 0;
+	}
 	if (set->forced >= 0) {
 		if (set->forced == set->nr)
 			return -EOPNOTSUPP;
@@ -627,6 +686,39 @@ static noinline int mrcore_io_plan_build(struct rdma_io_ctx *ctx,
 	return ret;
 }
 
+/* Everything but one entry in one WR: the plans, priced and built. */
+static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
+					   const struct mrcore_io_set *set,
+					   bool read)
+{
+	struct mrcore_io_choice ch;
+	int ret;
+
+	/*
+	 * The SGEs fit one WR, and no plan with an MR could cost less,
+	 * whatever the pages.
+	 */
+	if (ctx->dma_nents <= set->one_wr[read]) {
+		ch.cand = set->sges;
+		ch.why = MRCORE_WHY_CHEAPEST;
+		ch.plan.cost = rdma_io_cost(&ctx->pool->info.weights, 1, 0, 0,
+					    ctx->dma_nents);
+		ctx->kind = MRCORE_IO_SGES;
+		ctx->nr_mrs = 0;
+		ret = mrcore_io_build_sges(ctx, ctx->dma_nents, read);
+	} else {
+		ret = mrcore_io_plan_build(ctx, set, &ch);
+	}
+	if (unlikely(ret))
+		return ret;
+
+	ctx->backend = set->cand[ch.cand].ops;
+	mrcore_device_count(ctx->pool->mdev, read ? MRCORE_CLASS_READ :
+			    MRCORE_CLASS_WRITE, set->cand[ch.cand].slot, ch.why);
+	trace_mrcore_io_init(ctx, mrcore_why_name(ch.why), ch.plan.cost);
+	return 0;
+}
+
 /**
  * rdma_io_ctx_init() - plan and build one RDMA READ or WRITE
  * @ctx: the context, owned by the caller until rdma_io_ctx_destroy().
@@ -656,14 +748,14 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 {
 	bool read = dir == DMA_FROM_DEVICE;
 	const struct mrcore_io_set *set;
-	struct mrcore_io_choice ch;
 	int ret;
 
-	if (!ctx || !pool || !sg || !sg_cnt ||
-	    (dir != DMA_FROM_DEVICE && dir != DMA_TO_DEVICE))
+	/* DMA_TO_DEVICE and DMA_FROM_DEVICE are 1 and 2. */
+	if (unlikely(!ctx || !pool || !sg || !sg_cnt ||
+		     (unsigned int)dir - DMA_TO_DEVICE > 1))
 		return -EINVAL;
 	set = mrcore_pool_io(pool);
-	if (!set) {
+	if (unlikely(!set)) {
 		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_NO_BACKEND);
 		return -EOPNOTSUPP;
 	}
@@ -682,29 +774,28 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		return -ENOMEM;
 
 	/*
-	 * The common case, decided before anything is measured: the SGEs fit
-	 * one WR, and no plan with an MR could cost less, whatever the pages.
+	 * The common case, decided before anything is measured: one entry,
+	 * and the pool lets SGEs go without pricing (set->one_wr).
 	 */
-	if (ctx->dma_nents <= set->one_wr[read]) {
-		ch.cand = set->sges;
-		ch.why = MRCORE_WHY_CHEAPEST;
-		ch.plan.wrs = 1;
-		ch.plan.mrs = 0;
-		ch.plan.cost = rdma_io_cost(&pool->info.weights, 1, 0, 0,
-					    ctx->dma_nents);
+	if (likely(ctx->dma_nents == 1 && set->one_wr[read])) {
+		ret = mrcore_io_build_one(ctx, read);
+		if (unlikely(ret))
+			goto unmap_dma;
 		ctx->kind = MRCORE_IO_SGES;
 		ctx->nr_mrs = 0;
-		ret = mrcore_io_build_sges(ctx, ctx->dma_nents, read);
-	} else {
-		ret = mrcore_io_plan_build(ctx, set, &ch);
+		ctx->backend = set->cand[set->sges].ops;
+		mrcore_device_count(pool->mdev, read ? MRCORE_CLASS_READ :
+				    MRCORE_CLASS_WRITE,
+				    set->cand[set->sges].slot,
+				    MRCORE_WHY_CHEAPEST);
+		trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
+				     rdma_io_cost(&pool->info.weights, 1, 0, 0,
+						  1));
+		return 1;
 	}
+	ret = mrcore_io_init_planned(ctx, set, read);
 	if (unlikely(ret))
 		goto unmap_dma;
-
-	ctx->backend = set->cand[ch.cand].ops;
-	mrcore_device_count(pool->mdev, read ? MRCORE_CLASS_READ :
-			    MRCORE_CLASS_WRITE, set->cand[ch.cand].slot, ch.why);
-	trace_mrcore_io_init(ctx, mrcore_why_name(ch.why), &ch.plan);
 	return ctx->nr_wrs;
 
 unmap_dma:

@@ -262,12 +262,6 @@ static inline const char *mrcore_why_name(enum mrcore_why why)
 	return mrcore_why_names[why];
 }
 
-int mrcore_dma_map_sg(struct ib_device *dev, struct mrcore_device *mdev,
-		      struct scatterlist *sg, u32 nents,
-		      enum dma_data_direction dir);
-void mrcore_dma_unmap_sg(struct ib_device *dev, struct mrcore_device *mdev,
-			 struct scatterlist *sg, u32 nents,
-			 enum dma_data_direction dir);
 int mrcore_devices_init(struct dentry *root);
 void mrcore_devices_exit(void);
 
@@ -355,6 +349,9 @@ struct mrcore_io_cand {
  * @sges_first: per direction, whether an I/O of several WRs of SGEs may be
  *	built before the list is measured (no backend forced, no custom
  *	backend, and the transport allows SGEs).
+ * @only: per direction, the one candidate that can move such an I/O when
+ *	no other can (e.g. the sink MRs of an iWARP READ): nothing to price.
+ *	-1 if there are several, one is forced, or one is custom.
  * @cand: the candidates, newest registered first.
  *
  * A set is immutable once published.  The modules of its backends are
@@ -368,6 +365,7 @@ struct mrcore_io_set {
 	int sges;
 	u32 one_wr[2];
 	bool sges_first[2];
+	int only[2];
 	struct mrcore_io_cand cand[MRCORE_IO_CANDS];
 };
 
@@ -479,6 +477,61 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 {
 	return static_branch_unlikely(&mrcore_fault_key) &&
 	       __mrcore_should_fail(point);
+}
+
+DECLARE_PER_CPU(long, mrcore_dma_live);
+
+/**
+ * mrcore_dma_map_sg() - DMA-map a scatterlist for the core, counted
+ * @dev: the device.
+ * @mdev: its state, or %NULL (counted in the live total only).
+ * @sg: the scatterlist.
+ * @nents: its entries.
+ * @dir: the direction.
+ *
+ * Every DMA mapping of the core goes through here and is released with
+ * mrcore_dma_unmap_sg(), so rdma_mrcore_dma_maps_live() and the counters
+ * ``dma_maps``/``dma_unmaps`` show one that is left behind.  The fault
+ * point ``dma_map`` fails it.  Inline: it is on every I/O's path.
+ *
+ * Context: As ib_dma_map_sg().
+ * Return: the number of DMA entries, or 0 if the mapping failed.
+ */
+static inline int mrcore_dma_map_sg(struct ib_device *dev,
+				    struct mrcore_device *mdev,
+				    struct scatterlist *sg, u32 nents,
+				    enum dma_data_direction dir)
+{
+	int n = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
+		ib_dma_map_sg(dev, sg, nents, dir);
+
+	if (unlikely(n <= 0)) {
+		mrcore_stat_inc(mdev, MRCORE_STAT_ERR_DMA_MAP);
+		return 0;
+	}
+	this_cpu_inc(mrcore_dma_live);
+	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_MAPS);
+	return n;
+}
+
+/**
+ * mrcore_dma_unmap_sg() - release a mapping of mrcore_dma_map_sg()
+ * @dev: the device.
+ * @mdev: its state, or %NULL.
+ * @sg: the scatterlist.
+ * @nents: the entries given to mrcore_dma_map_sg() (not the DMA count).
+ * @dir: the direction.
+ *
+ * Context: As ib_dma_unmap_sg().
+ */
+static inline void mrcore_dma_unmap_sg(struct ib_device *dev,
+				       struct mrcore_device *mdev,
+				       struct scatterlist *sg, u32 nents,
+				       enum dma_data_direction dir)
+{
+	ib_dma_unmap_sg(dev, sg, nents, dir);
+	this_cpu_dec(mrcore_dma_live);
+	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_UNMAPS);
 }
 
 struct dentry *mrcore_debugfs_init(void);

@@ -63,9 +63,8 @@ DEFINE_EVENT(mrcore_key_class, mrcore_invalidate_remote,
 	     TP_ARGS(mr));
 
 TRACE_EVENT(mrcore_io_init,
-	    TP_PROTO(const struct rdma_io_ctx *ctx, const char *why,
-		     const struct rdma_io_plan *plan),
-	    TP_ARGS(ctx, why, plan),
+	    TP_PROTO(const struct rdma_io_ctx *ctx, const char *why, u32 cost),
+	    TP_ARGS(ctx, why, cost),
 	    TP_STRUCT__entry(__array(char, backend, 16)
 			     __array(char, why, 16)
 			     __field(bool, read)
@@ -79,7 +78,7 @@ TRACE_EVENT(mrcore_io_init,
 			   __entry->read = ctx->dir == DMA_FROM_DEVICE;
 			   __entry->length = ctx->length;
 			   __entry->nents = ctx->dma_nents;
-			   __entry->cost = plan->cost;
+			   __entry->cost = cost;
 			   __entry->wrs = ctx->nr_wrs;
 			   __entry->mrs = ctx->nr_mrs;),
 	    TP_printk("%s length=%llu nents=%u backend=%s (%s, cost %u) wrs=%u mrs=%u",

@@ -147,6 +147,48 @@ static u32 mrcore_sges_beat_mrs(const struct rdma_io_weights *w,
 	return w->sge ? (floor - one) / w->sge : U32_MAX;
 }
 
+/* Whether a built-in strategy can move an I/O in direction @read at all. */
+static bool mrcore_pool_kind_serves(const struct rdma_io_pool *pool,
+				    enum mrcore_io_kind kind, bool read)
+{
+	bool iwarp_read = read && pool->info.iwarp;
+
+	switch (kind) {
+	case MRCORE_IO_SGES:
+		return !iwarp_read;
+	case MRCORE_IO_MRS:
+		return !iwarp_read &&
+		       !((pool->mr_backend->io_flags & RDMA_IO_SYNC_MAP) &&
+			 pool->kill_local_keys);
+	case MRCORE_IO_IWARP_READ:
+		return iwarp_read;
+	default:
+		return true;
+	}
+}
+
+/* A set's single candidate per direction (struct mrcore_io_set, @only). */
+static void mrcore_pool_only(const struct rdma_io_pool *pool,
+			     struct mrcore_io_set *set, bool custom)
+{
+	u32 read, i, n;
+
+	for (read = 0; read < 2; read++) {
+		set->only[read] = -1;
+		if (set->forced >= 0 || custom)
+			continue;
+		for (i = 0, n = 0; i < set->nr; i++) {
+			if (!mrcore_pool_kind_serves(pool, set->cand[i].kind,
+						     read))
+				continue;
+			set->only[read] = i;
+			n++;
+		}
+		if (n != 1)
+			set->only[read] = -1;
+	}
+}
+
 /* The one-WR shortcut of a set (struct mrcore_io_set, @one_wr). */
 static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
 			       struct mrcore_io_set *set, bool custom)
@@ -221,6 +263,7 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 			custom = true;
 	}
 	mrcore_pool_one_wr(pool, set, custom);
+	mrcore_pool_only(pool, set, custom);
 
 	list_add_tail(&set->entry, &pool->io_sets);
 	/* Publish the set whole: see the acquire in mrcore_pool_io(). */

@@ -44,28 +44,10 @@ static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
 	}
 }
 
-/**
- * mrcore_sg_summarize() - check a DMA-mapped scatterlist and measure it
- * @sg: the scatterlist, already DMA-mapped.
- * @offset: bytes of the first entry to skip.
- * @dma_nents: number of DMA entries.
- * @mr_pages: pages one MR maps, to count the MRs a registered plan needs;
- *	0 if no MR is to be counted.
- * @sum: what was measured, on success.
- *
- * The one pass over the list that plans need: everything they price is
- * arithmetic on @sum.  Empty entries are refused rather than skipped: they
- * are always a caller bug.  Holes are counted (@sum->holes); the map API
- * refuses them, the I/O path starts a new MR at each.
- *
- * Context: Any context.
- * Return: 0; -EINVAL for an empty entry or an @offset at or past the end of
- * the first entry; -EOVERFLOW if an entry wraps the address space or the
- * total exceeds U32_MAX bytes (the largest length the peer can be told
- * about).
- */
-int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
-			u32 mr_pages, struct mrcore_sg_summary *sum)
+/* Any list, measured entry by entry: mrcore_sg_summarize() for the rest. */
+static noinline int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset,
+					    int dma_nents, u32 mr_pages,
+					    struct mrcore_sg_summary *sum)
 {
 	struct scatterlist *s, *s_last = sg;
 	u32 holes = 0, runs = 0, run_pages = 0;
@@ -123,6 +105,74 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 	sum->last = s_last;
 	sum->last_len = prev_end - sg_dma_address(s_last);
 	return 0;
+}
+
+/**
+ * mrcore_sg_summarize() - check a DMA-mapped scatterlist and measure it
+ * @sg: the scatterlist, already DMA-mapped.
+ * @offset: bytes of the first entry to skip.
+ * @dma_nents: number of DMA entries.
+ * @mr_pages: pages one MR maps, to count the MRs a registered plan needs;
+ *	0 if no MR is to be counted.
+ * @sum: what was measured, on success.
+ *
+ * The one pass over the list that plans need: everything they price is
+ * arithmetic on @sum.  Empty entries are refused rather than skipped: they
+ * are always a caller bug.  Holes are counted (@sum->holes); the map API
+ * refuses them, the I/O path starts a new MR at each.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for an empty entry or an @offset at or past the end of
+ * the first entry; -EOVERFLOW if an entry wraps the address space or the
+ * total exceeds U32_MAX bytes (the largest length the peer can be told
+ * about).
+ */
+int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
+			u32 mr_pages, struct mrcore_sg_summary *sum)
+{
+	u64 start = sg_dma_address(sg) + offset;
+	struct scatterlist *s = sg, *s_last;
+	u32 n = sg_dma_len(sg);
+	u64 length, starts;
+	u64 npages;
+	int i;
+
+	/*
+	 * The common list first: every entry whole pages from a page
+	 * boundary, so none shares a page or leaves a hole, and the runs are
+	 * the pages cut every @mr_pages.  No entry can wrap while every start
+	 * stays below the top U32_MAX bytes and a page of the address space.
+	 * Anything else, errors included, is measured entry by entry.
+	 */
+	if (unlikely(offset >= n || ((start | (n - offset)) & ~PAGE_MASK)))
+		goto any;
+	length = n - offset;
+	starts = start;
+	for (i = 1; i < dma_nents; i++) {
+		s = sg_next(s);
+		start = sg_dma_address(s);
+		n = sg_dma_len(s);
+		if (unlikely(!n || ((start | n) & ~PAGE_MASK)))
+			goto any;
+		starts |= start;
+		length += n;
+	}
+	if (unlikely(length > U32_MAX ||
+		     starts > U64_MAX - PAGE_SIZE - U32_MAX))
+		goto any;
+
+	s_last = s;
+	npages = length >> PAGE_SHIFT;
+	sum->length = length;
+	sum->npages = npages;
+	sum->holes = 0;
+	sum->runs = mr_pages ? DIV_ROUND_UP(npages, mr_pages) : 0;
+	sum->last = s_last;
+	sum->last_len = sg_dma_len(s_last);
+	return 0;
+
+any:
+	return mrcore_sg_summarize_any(sg, offset, dma_nents, mr_pages, sum);
 }
 
 /**

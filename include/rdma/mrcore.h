@@ -108,6 +108,7 @@ struct rdma_io_pool;
  * @mrs: the MRs.
  * @inline_wr: storage for a one-WR I/O, which then needs no allocation.
  * @inline_sge: its SGE.
+ * @inline_mr: its MR, if it takes one.
  */
 struct rdma_io_ctx {
 	struct rdma_io_pool *pool;
@@ -135,6 +136,7 @@ struct rdma_io_ctx {
 	struct rdma_mr **mrs;
 	struct ib_rdma_wr inline_wr;
 	struct ib_sge inline_sge;
+	struct rdma_mr *inline_mr;
 };
 
 struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,

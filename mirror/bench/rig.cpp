@@ -111,6 +111,7 @@ Rig::Rig(const Row &row)
 	: row_(row), dir_(row.read ? DMA_FROM_DEVICE : DMA_TO_DEVICE)
 {
 	sim::set_dma_page_tracking(false);
+	sim::set_alloc_poison(false);
 	const mrcore_shape_desc &s = row.shape;
 
 	try {

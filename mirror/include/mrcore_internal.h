@@ -72,8 +72,10 @@ void module_put(struct module *m);
 
 /* Allocation, counted by the mirror. */
 void *mirror_kzalloc(size_t size);
+void *mirror_kmalloc(size_t size);
 void kfree(const void *p);
 #define kzalloc(size, gfp)	mirror_kzalloc(size)
+#define kmalloc(size, gfp)	mirror_kmalloc(size)
 #define kcalloc(n, size, gfp)	mirror_kzalloc((n) * (size))
 
 /* Warnings: counted, so tests can expect one and teardown can refuse one. */
@@ -261,7 +263,9 @@ static inline int kref_put(struct kref *k, void (*release)(struct kref *k))
 #define per_cpu_ptr(p, cpu)	((void)(cpu), (p))
 #define this_cpu_add(x, n)	((x) += (n))
 #define this_cpu_inc(x)		((x)++)
+#define this_cpu_dec(x)		((x)--)
 #define DEFINE_PER_CPU(type, name)	type name
+#define DECLARE_PER_CPU(type, name)	extern type name
 #define per_cpu(var, cpu)	((void)(cpu), (var))
 #define for_each_possible_cpu(cpu)	for ((cpu) = 0; (cpu) < 1; (cpu)++)
 
@@ -585,7 +589,7 @@ static inline void trace_mrcore_invalidate_local(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_remote(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_io_init(const struct rdma_io_ctx *ctx,
 					const char *why,
-					const struct rdma_io_plan *plan) { }
+					u32 cost) { }
 static inline void trace_mrcore_io_post(const struct rdma_io_ctx *ctx,
 					int ret) { }
 static inline void trace_mrcore_io_done(const struct rdma_io_ctx *ctx,

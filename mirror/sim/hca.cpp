@@ -40,6 +40,17 @@ void set_dma_page_tracking(bool on)
 	dma_page_tracking() = on;
 }
 
+static bool &alloc_poison()
+{
+	static bool on = true;
+	return on;
+}
+
+void set_alloc_poison(bool on)
+{
+	alloc_poison() = on;
+}
+
 namespace {
 // Registered devices and the client, as ib_core keeps them: a client sees
 // add() for every device there is or comes, and remove() when either goes.
@@ -633,6 +644,19 @@ extern "C" void *mirror_kzalloc(size_t size)
 	void *p = std::calloc(1, size ? size : 1);
 
 	if (p) {
+		allocations()[p] = size;
+		counters().kmalloc_live++;
+	}
+	return p;
+}
+
+extern "C" void *mirror_kmalloc(size_t size)
+{
+	void *p = std::malloc(size ? size : 1);
+
+	if (p) {
+		if (sim::alloc_poison())
+			std::memset(p, 0xa5, size);
 		allocations()[p] = size;
 		counters().kmalloc_live++;
 	}

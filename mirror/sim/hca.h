@@ -189,6 +189,12 @@ size_t drain();
 // proportion to the pages.
 void set_dma_page_tracking(bool on);
 
+// Whether kmalloc() fills what it returns with 0xa5, as slub_debug's
+// poisoning does, so that a field the code forgets to set reads as
+// garbage (on by default).  Benchmarks turn it off: the kernel does not
+// pay for it.
+void set_alloc_poison(bool on);
+
 // The same with the turns drawn at random from @seed: one WR of a random
 // QP that has work, until none has.  Returns the WRs taken.
 size_t drain_random(uint64_t seed);

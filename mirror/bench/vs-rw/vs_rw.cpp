@@ -271,6 +271,7 @@ private:
 Rig::Rig(const Row &row) : row_(row)
 {
 	sim::set_dma_page_tracking(false);
+	sim::set_alloc_poison(false);
 	const mrcore_shape_desc &s = row.shape;
 
 	try {
