@@ -23,7 +23,7 @@ struct trace_seen {
 };
 
 static void probe_io_init(void *data, const struct rdma_io_ctx *ctx,
-			  const char *why, const struct rdma_io_plan *plan)
+			  const char *why, u32 cost)
 {
 	struct trace_seen *seen = data;
 
@@ -31,7 +31,7 @@ static void probe_io_init(void *data, const struct rdma_io_ctx *ctx,
 	strscpy(seen->backend, ctx->backend->name, sizeof(seen->backend));
 	strscpy(seen->why, why, sizeof(seen->why));
 	seen->wrs = ctx->nr_wrs;
-	seen->cost = plan->cost;
+	seen->cost = cost;
 }
 
 static void probe_map(void *data, const struct rdma_mr *mr)
