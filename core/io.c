@@ -686,6 +686,29 @@ static noinline int mrcore_io_plan_build(struct rdma_io_ctx *ctx,
 	return ret;
 }
 
+/*
+ * An offset at or past the end of the first DMA entry skips entries whole,
+ * as rdma_rw does: a ULP resuming an I/O passes the bytes already done.
+ */
+static int mrcore_io_skip(struct rdma_io_ctx *ctx)
+{
+	struct scatterlist *s = ctx->sg;
+	u32 offset = ctx->sg_offset;
+	int left = ctx->dma_nents;
+
+	while (offset >= sg_dma_len(s)) {
+		/* An empty entry is a caller bug, skipped or not. */
+		if (!sg_dma_len(s) || !--left)
+			return -EINVAL;
+		offset -= sg_dma_len(s);
+		s = sg_next(s);
+	}
+	ctx->sg = s;
+	ctx->sg_offset = offset;
+	ctx->dma_nents = left;
+	return 0;
+}
+
 /* Everything but one entry in one WR: the plans, priced and built. */
 static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 					   const struct mrcore_io_set *set,
@@ -693,6 +716,12 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 {
 	struct mrcore_io_choice ch;
 	int ret;
+
+	if (unlikely(ctx->sg_offset >= sg_dma_len(ctx->sg))) {
+		ret = mrcore_io_skip(ctx);
+		if (ret)
+			return ret;
+	}
 
 	/*
 	 * The SGEs fit one WR, and no plan with an MR could cost less,
@@ -725,7 +754,8 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
  * @pool: the MR pool of the QP the I/O is posted on.
  * @sg: the local memory, a CPU scatterlist; the core DMA-maps it.
  * @sg_cnt: entries in @sg.
- * @sg_offset: bytes of the first entry to skip.
+ * @sg_offset: bytes of @sg to skip; past the first entry it skips entries
+ *	whole.
  * @remote_addr: the peer's address.
  * @rkey: the peer's key.
  * @dir: %DMA_FROM_DEVICE to READ from the peer into @sg, %DMA_TO_DEVICE to
@@ -736,8 +766,8 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
  *
  * Context: Process context; may sleep.
  * Return: the number of WRs the I/O posts (> 0); -EINVAL for a NULL
- * argument, zero @sg_cnt, an @sg_offset at or past the end of the first
- * entry, an empty entry or an unknown @dir; -EOVERFLOW for more than
+ * argument, zero @sg_cnt, an @sg_offset at or past the end of the list,
+ * an empty entry or an unknown @dir; -EOVERFLOW for more than
  * U32_MAX bytes or an entry that wraps; -ENOMEM; -EOPNOTSUPP if no backend
  * (or not the forced one) can move the I/O; -EAGAIN if the pool is dry and
  * no fallback applies.  On error nothing is mapped or held.
@@ -761,6 +791,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	}
 
 	ctx->pool = pool;
+	ctx->map_sg = sg;
 	ctx->sg = sg;
 	ctx->sg_cnt = sg_cnt;
 	ctx->sg_offset = sg_offset;
@@ -931,7 +962,7 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 		mrcore_io_return_mrs(ctx, ok);
 		break;
 	}
-	mrcore_dma_unmap_sg(ctx->pool->info.dev, ctx->pool->mdev, ctx->sg,
+	mrcore_dma_unmap_sg(ctx->pool->info.dev, ctx->pool->mdev, ctx->map_sg,
 			    ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);
 }

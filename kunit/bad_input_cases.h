@@ -340,6 +340,25 @@ static int bc30(struct mrcore_bad_env *e)
 	return bad_io(e, bad_page(e), 1, 4096, DMA_TO_DEVICE, NULL);
 }
 
+/* Offsets past the first entry skip entries whole; past the list, none is left. */
+static int bc30a(struct mrcore_bad_env *e)
+{
+	return bad_io(e, bad_sg(e, 3, 2, 0, 4096), 3, 3 * 4096,
+		      DMA_FROM_DEVICE, NULL);
+}
+
+static int bc30b(struct mrcore_bad_env *e)
+{
+	return bad_io(e, bad_sg(e, 3, 2, 0, 4096), 3, 3 * 4096 + 1,
+		      DMA_TO_DEVICE, NULL);
+}
+
+static int bc30c(struct mrcore_bad_env *e)
+{
+	return bad_io(e, bad_sg(e, 3, 2, 0, 4096), 3, 1u << 31,
+		      DMA_FROM_DEVICE, NULL);
+}
+
 static int bc31(struct mrcore_bad_env *e)
 {
 	return bad_io(e, bad_sg(e, 2, 1, 0, 0), 2, 0, DMA_FROM_DEVICE, NULL);
@@ -439,6 +458,9 @@ static const struct mrcore_bad_case mrcore_bad_cases[] = {
 	{ "io_ctx_init: zero entries", bc28, -EINVAL },
 	{ "io_ctx_init: bidirectional", bc29, -EINVAL },
 	{ "io_ctx_init: offset at the end of the first entry", bc30, -EINVAL },
+	{ "io_ctx_init: offset at the end of the list", bc30a, -EINVAL },
+	{ "io_ctx_init: offset past the end of the list", bc30b, -EINVAL },
+	{ "io_ctx_init: offset far past the end of the list", bc30c, -EINVAL },
 	{ "io_ctx_init: empty entries", bc31, -EINVAL },
 	{ "io_ctx_init: forced backend that does not exist", bc32, -EOPNOTSUPP },
 	{ "io_ctx_init: forced backend of another transport", bc33, -EOPNOTSUPP },

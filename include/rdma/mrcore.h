@@ -84,10 +84,12 @@ struct rdma_io_pool;
  *
  * @pool: the QP's pool.
  * @backend: the backend that moves this I/O (its name, its counters).
- * @sg: the caller's scatterlist.
- * @sg_cnt: CPU entries in @sg.
- * @sg_offset: bytes of the first entry the I/O skips.
- * @dma_nents: DMA entries ib_dma_map_sg() returned.
+ * @map_sg: the caller's scatterlist, DMA-mapped for the I/O.
+ * @sg: the first DMA entry the I/O moves bytes of: @map_sg's first, or a
+ *	later one when the caller's offset skipped entries whole.
+ * @sg_cnt: CPU entries in @map_sg.
+ * @sg_offset: bytes of @sg the I/O skips.
+ * @dma_nents: DMA entries from @sg on.
  * @dir: %DMA_FROM_DEVICE for a READ, %DMA_TO_DEVICE for a WRITE.
  * @kind: how the I/O is built and undone (enum mrcore_io_kind).
  * @remote_addr: the peer's address.
@@ -113,6 +115,7 @@ struct rdma_io_pool;
 struct rdma_io_ctx {
 	struct rdma_io_pool *pool;
 	const struct rdma_mr_backend_ops *backend;
+	struct scatterlist *map_sg;
 	struct scatterlist *sg;
 	u32 sg_cnt;
 	u32 sg_offset;

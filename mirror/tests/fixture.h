@@ -264,22 +264,27 @@ inline ::testing::AssertionResult Moved(std::span<const u8> src,
 }
 
 // The moves of an RDMA READ into @sg (or a WRITE from it) with the remote
-// bytes from @remote on: @sg_offset bytes of the first entry skipped.
+// bytes from @remote on: the first @sg_offset bytes of the list skipped,
+// whole entries included.
 inline std::vector<Move> IoMoves(const Sg &sg, u32 sg_offset, const u8 *remote,
 				 bool read)
 {
 	std::vector<Move> v;
+	u64 skip = sg_offset;
 	u64 off = 0;
 
-	for (size_t i = 0; i < sg.entries().size(); i++) {
-		const scatterlist &s = sg.entries()[i];
-		u32 skip = i ? 0 : sg_offset;
+	for (const scatterlist &s : sg.entries()) {
+		if (skip >= s.length) {
+			skip -= s.length;
+			continue;
+		}
 		std::span<const u8> local(static_cast<const u8 *>(s.buf) + skip,
 					  s.length - skip);
 		std::span<const u8> far(remote + off, local.size());
 
 		v.push_back(read ? Move{far, local} : Move{local, far});
 		off += local.size();
+		skip = 0;
 	}
 	return v;
 }

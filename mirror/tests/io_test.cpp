@@ -310,6 +310,75 @@ TEST_F(IoBehaviourTest, OffsetIntoTheFirstEntry)
 	}
 }
 
+// An offset past the first entry skips entries whole (as rdma_rw does), on
+// every backend and direction: a target resuming a transfer passes the
+// bytes already done.
+TEST_F(IoBehaviourTest, OffsetPastTheFirstEntrySkipsEntries)
+{
+	struct Case {
+		const char *name;
+		u32 offset;
+	};
+	const Case cases[] = {
+		{"inside the second entry", PAGE_SIZE + 100},
+		{"at the start of the third entry", 2 * PAGE_SIZE},
+		{"the last byte of the list", 4 * PAGE_SIZE - 1},
+	};
+
+	for (const sim::Profile *p : {&sim::kRoce, &sim::kIwarp}) {
+		SCOPED_TRACE(p->name);
+		SetUpIo(*p, 1, 64);
+		ExposeRemote(64 * PAGE_SIZE);
+		unsigned int seed = 0;
+
+		for (const char *force : {"", "multiread", "frwr", "iwarp"})
+			for (bool read : {true, false})
+				for (const Case &c : cases) {
+					SCOPED_TRACE(std::string(force) + " " +
+						     (read ? "READ " : "WRITE ") +
+						     c.name);
+					ASSERT_EQ(rdma_io_pool_force_backend(pool_,
+									     force),
+						  0);
+					rdma_io_ctx ctx;
+					Sg sg;
+					// Four scattered pages.
+					for (size_t i = 0; i < 4; i++)
+						sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+					Prepare(read, ++seed);
+					int wrs = rdma_io_ctx_init(&ctx, pool_,
+								   sg.get(), 4,
+								   c.offset,
+								   remote_.addr(0),
+								   rkey(),
+								   read ? DMA_FROM_DEVICE :
+									  DMA_TO_DEVICE);
+					// Only the iwarp backend sinks an
+					// iWARP READ, and only that.
+					bool iw_read = p->iwarp && read;
+					bool refused = *force &&
+						(std::string(force) == "iwarp") !=
+						iw_read;
+					if (refused) {
+						EXPECT_EQ(wrs, -EOPNOTSUPP);
+						continue;
+					}
+					ASSERT_GT(wrs, 0);
+					EXPECT_EQ(ctx.length, 4 * PAGE_SIZE - c.offset);
+					ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+					EXPECT_TRUE(Landed(sg, read, c.offset));
+					ib_wc ok = Wc(IB_WC_SUCCESS);
+					rdma_io_ctx_destroy(&ctx, &ok);
+				}
+		rdma_io_pool_destroy(pool_);
+		pool_ = nullptr;
+		peer_.hca->dereg_mr(remote_mr_);
+		remote_mr_ = nullptr;
+		mirror_module_exit();
+		module_loaded_ = false;
+	}
+}
+
 TEST_F(IoBehaviourTest, HolesStartNewMrs)
 {
 	SetUpIo(sim::kRoce, 3, 64);
@@ -354,8 +423,11 @@ TEST_F(IoBehaviourTest, BadInputIsRefusedWithNothingHeld)
 				   DMA_FROM_DEVICE), -EINVAL);
 	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, 0, ra, rkey(),
 				   DMA_BIDIRECTIONAL), -EINVAL);
-	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, PAGE_SIZE, ra,
-				   rkey(), DMA_FROM_DEVICE), -EINVAL);
+	// Offsets at and past the end of the list (past the first entry
+	// they skip entries whole).
+	for (u64 off : {8 * PAGE_SIZE, 8 * PAGE_SIZE + 1, 1UL << 31})
+		EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, u32(off), ra,
+					   rkey(), DMA_FROM_DEVICE), -EINVAL);
 	// Forced backends that cannot move the I/O, and names that are none.
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "multiread"), 0);
 	EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), 8, 0, ra, rkey(),
