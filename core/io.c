@@ -158,6 +158,21 @@ static u32 mrcore_io_sges_per_wr(const struct rdma_io_ctx *ctx)
 }
 
 /*
+ * The I/O's length, once known: at most U32_MAX bytes, and the peer's range
+ * [remote_addr, remote_addr + length) must not wrap the address space, or
+ * the WRs after the wrap would name the peer's low addresses.
+ */
+static inline int mrcore_io_check_length(const struct rdma_io_ctx *ctx)
+{
+	u64 end;
+
+	if (unlikely(ctx->length > U32_MAX ||
+		     check_add_overflow(ctx->remote_addr, ctx->length, &end)))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/*
  * sges: the I/O as READ or WRITE WRs on the PD's local DMA lkey, at most
  * @per_wr SGEs each.  An iWARP READ never comes here: its sink must be a
  * registered MR (the responder places the data through the sink's STag),
@@ -215,10 +230,9 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 		left -= n;
 	}
 	ctx->length = remote - ctx->remote_addr;
-	if (unlikely(ctx->length > U32_MAX)) {
-		ret = -EOVERFLOW;
+	ret = mrcore_io_check_length(ctx);
+	if (unlikely(ret))
 		goto free_wrs;
-	}
 
 	ctx->first = &ctx->wrs[0].wr;
 	ctx->last = &wr[-1].wr;
@@ -433,6 +447,9 @@ static int mrcore_io_measure(struct rdma_io_ctx *ctx)
 	if (ret)
 		return ret;
 	ctx->length = sum.length;
+	ret = mrcore_io_check_length(ctx);
+	if (ret)
+		return ret;
 	ctx->npages = sum.npages;
 	ctx->nr_runs = sum.runs;
 	ctx->sg_last = sum.last;
@@ -646,7 +663,8 @@ static noinline int mrcore_io_plan_build(struct rdma_io_ctx *ctx,
  * Return: the number of WRs the I/O posts (> 0); -EINVAL for a NULL
  * argument, zero @sg_cnt, an @sg_offset at or past the end of the first
  * entry, an empty entry or an unknown @dir; -EOVERFLOW for more than
- * U32_MAX bytes or an entry that wraps; -ENOMEM; -EOPNOTSUPP if no backend
+ * U32_MAX bytes, an entry that wraps, or a @remote_addr whose range of the
+ * I/O's length wraps the 64-bit address space; -ENOMEM; -EOPNOTSUPP if no backend
  * (or not the forced one) can move the I/O; -EAGAIN if the pool is dry and
  * no fallback applies.  On error nothing is mapped or held.
  */
