@@ -796,7 +796,9 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
 /*
  * After a successful completion every MR goes back at once: its key is dead
  * (READ_WITH_INV, LOCAL_INV) or local-only and killed by its next
- * registration.  Otherwise the keys' state is unknown: quarantine.
+ * registration.  Otherwise the keys' state is unknown (an iWARP READ sink
+ * whose READ_WITH_INV never ran still grants REMOTE_WRITE): each device MR
+ * is replaced now, before the caller DMA-unmaps the memory the keys named.
  */
 static noinline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
 {
@@ -804,9 +806,11 @@ static noinline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
 
 	for (i = 0; i < ctx->nr_mrs; i++) {
 		struct rdma_mr *mr = ctx->mrs[i];
-		bool key_dead = ok && !WARN_ON_ONCE(rdma_unmap_mr(mr));
 
-		mrcore_pool_return(ctx->pool, mr, key_dead);
+		if (ok && !WARN_ON_ONCE(rdma_unmap_mr(mr)))
+			mrcore_pool_return(ctx->pool, mr, true);
+		else
+			mrcore_pool_kill_return(ctx->pool, mr);
 	}
 }
 
@@ -827,14 +831,23 @@ static void mrcore_io_iwarp_read_done(struct rdma_io_ctx *ctx, bool ok)
  * @wc: the completion of the I/O's last WR, or %NULL if it was never
  *	posted or its completion was not seen.
  *
- * After a successful completion every MR goes back to the pool at once: its
- * key is dead (READ_WITH_INV, LOCAL_INV) or local-only and killed by its
- * next registration.  After a failure or a flush (any other status, or no
- * @wc) the state of the keys is unknown: the MRs are quarantined until the
- * pool's work has replaced their device MRs, which kills the keys, so no MR
- * is reused before it is invalidated.
+ * Every key that named the I/O's memory is dead before the memory is
+ * DMA-unmapped and this returns it to the caller.  After a successful
+ * completion every MR goes back to the pool at once: its key is dead
+ * (READ_WITH_INV, LOCAL_INV) or local-only and killed by its next
+ * registration.  After a failure or a flush (any other status, or no @wc)
+ * the state of the keys is unknown: an iWARP READ sink whose READ_WITH_INV
+ * never ran still lets a peer of the same PD write into the memory.  So
+ * each MR's device MR is deregistered, which kills its key, and replaced
+ * before the memory is released; that may sleep.  No WR of the I/O may
+ * still be queued: the completion of its last WR says so, and without one
+ * the send queue must have been drained (rdma_io_ctx_post()).
  *
- * Context: Any context.
+ * Context: After a successful completion, any context.  Otherwise, and
+ * with a %NULL @wc, process context (may sleep) when the I/O holds MRs: a
+ * completion handler that may see errors runs on a CQ polled in process
+ * context (%IB_POLL_WORKQUEUE, %IB_POLL_UNBOUND_WORKQUEUE), or hands the
+ * destroy to a work item and uses the memory only after it returned.
  */
 void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 {

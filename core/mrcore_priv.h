@@ -423,6 +423,7 @@ struct rdma_io_pool {
 };
 
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
+void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
 void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
