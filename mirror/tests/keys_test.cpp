@@ -11,6 +11,7 @@
 // And rule 3: a key value does not come back within 65,536 uses of an MR
 // or of a pool.
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <vector>
 
@@ -337,6 +338,129 @@ INSTANTIATE_TEST_SUITE_P(Profiles, KeyLifecycleTest, ::testing::ValuesIn(kProfil
 			 ProfileName);
 INSTANTIATE_TEST_SUITE_P(Profiles, MapKeyLifecycleTest, ::testing::ValuesIn(kProfiles),
 			 ProfileName);
+
+} // namespace
+} // namespace mirror
+
+namespace mirror {
+namespace {
+
+// Rule 3: key values do not come back.  The smallest distance, in uses,
+// between two hand-outs of one 32-bit key value; 0 if none came back.
+class KeyRecurrenceTest : public IoTest {
+protected:
+	void Use(u32 key)
+	{
+		auto [it, fresh] = last_.try_emplace(key, uses_);
+		if (!fresh) {
+			u64 d = uses_ - it->second;
+			min_ = min_ ? std::min(min_, d) : d;
+			it->second = uses_;
+		}
+		uses_++;
+	}
+
+	void Report(const char *what)
+	{
+		std::cout << "[ keys     ] " << what << ": " << uses_ << " keys, "
+			  << last_.size() << " distinct, minimum recurrence distance "
+			  << (min_ ? std::to_string(min_) : std::string("none"))
+			  << "\n";
+	}
+
+	std::map<u32, u64> last_;
+	u64 uses_ = 0;
+	u64 min_ = 0;
+};
+
+TEST_F(KeyRecurrenceTest, OneMrMapped70000Times)
+{
+	SetUpNodes(sim::kRoce);
+	Buffer buf(1);
+	Sg sg;
+	sg.add(buf, 0, 0, PAGE_SIZE);
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	for (int i = 0; i < 70000; i++) {
+		ib_send_wr *chain = nullptr;
+		u32 rkey;
+		u64 iova;
+
+		ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), sg.n(),
+					   RDMA_MR_REMOTE_READ, &chain), 0);
+		Post(local_.qp, chain);
+		chain = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0) << "map " << i;
+		Post(local_.qp, chain);
+		ASSERT_FALSE(sim::qp_in_error(local_.qp)) << "map " << i;
+		ASSERT_EQ(rdma_unmap_mr(mr), 0);
+		Use(rkey);
+	}
+	rdma_destroy_mr(mr);
+	Report("one MR, 70000 maps");
+	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
+}
+
+TEST_F(KeyRecurrenceTest, PoolOf4For70000Ios)
+{
+	SetUpIo(sim::kRoce, 4, 1);
+	ASSERT_EQ(rdma_io_pool_size(pool_), 4u);
+	ExposeRemote(PAGE_SIZE);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	for (int i = 0; i < 70000; i++) {
+		rdma_io_ctx ctx;
+		Sg sg;
+
+		sg.add(arena_, 0, 0, 64);
+		ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(), DMA_TO_DEVICE) > 0,
+			  true) << "I/O " << i;
+		ASSERT_EQ(ctx.nr_mrs, 1u);
+		Use(ctx.mrs[0]->key);
+		ib_wc wc = Wc(RunIo(&ctx));
+		ASSERT_EQ(wc.status, IB_WC_SUCCESS) << "I/O " << i;
+		rdma_io_ctx_destroy(&ctx, &wc);
+	}
+	Report("pool of 4, 70000 I/Os");
+	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
+}
+
+// A peer kept the key of map 0; after 256 more maps the MR exposes new
+// data.  The old key must not read it.
+TEST_F(KeyRecurrenceTest, StaleKeyReadAtMap256Fails)
+{
+	SetUpNodes(sim::kRoce);
+	Buffer buf(1), peer_mem(1);
+	Sg sg;
+	sg.add(buf, 0, 0, PAGE_SIZE);
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	u32 key0 = 0;
+	for (int i = 0; i <= 256; i++) {
+		ib_send_wr *chain = nullptr;
+		u32 rkey;
+		u64 iova;
+
+		ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), sg.n(),
+					   RDMA_MR_REMOTE_READ, &chain), 0);
+		Post(local_.qp, chain);
+		if (!i)
+			key0 = rkey;
+		if (i == 256) {
+			buf.fill(256);
+			peer_mem.poison(1);
+			EXPECT_NE(Attack(IB_WR_RDMA_READ, iova, key0,
+					 peer_mem.at(0), 64),
+				  IB_WC_SUCCESS) << "the key of map 0 read map 256";
+			EXPECT_TRUE(Untouched(peer_mem)) << "the stale key read new data";
+		}
+		chain = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
+		Post(local_.qp, chain);
+		ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	}
+	rdma_destroy_mr(mr);
+}
 
 } // namespace
 } // namespace mirror
