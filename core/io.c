@@ -163,6 +163,21 @@ static u32 mrcore_io_sges_per_wr(const struct rdma_io_ctx *ctx)
 }
 
 /*
+ * The I/O's length, once known: at most U32_MAX bytes, and the peer's range
+ * [remote_addr, remote_addr + length) must not wrap the address space, or
+ * the WRs after the wrap would name the peer's low addresses.
+ */
+static inline int mrcore_io_check_length(const struct rdma_io_ctx *ctx)
+{
+	u64 end;
+
+	if (unlikely(ctx->length > U32_MAX ||
+		     check_add_overflow(ctx->remote_addr, ctx->length, &end)))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/*
  * sges: the I/O as READ or WRITE WRs on the PD's local DMA lkey, at most
  * @per_wr SGEs each.  An iWARP READ never comes here: its sink must be a
  * registered MR (the responder places the data through the sink's STag),
@@ -220,10 +235,9 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 		left -= n;
 	}
 	ctx->length = remote - ctx->remote_addr;
-	if (unlikely(ctx->length > U32_MAX)) {
-		ret = -EOVERFLOW;
+	ret = mrcore_io_check_length(ctx);
+	if (unlikely(ret))
 		goto free_wrs;
-	}
 
 	ctx->first = &ctx->wrs[0].wr;
 	ctx->last = &wr[-1].wr;
@@ -250,6 +264,10 @@ static __always_inline int mrcore_io_build_one(struct rdma_io_ctx *ctx,
 	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
 	if (unlikely(ret))
 		return ret;
+	ctx->length = len;
+	ret = mrcore_io_check_length(ctx);
+	if (unlikely(ret))
+		return ret;
 	ctx->inline_sge.addr = addr;
 	ctx->inline_sge.length = len;
 	ctx->inline_sge.lkey = ctx->pool->info.pd->local_dma_lkey;
@@ -266,7 +284,6 @@ static __always_inline int mrcore_io_build_one(struct rdma_io_ctx *ctx,
 	ctx->sges = &ctx->inline_sge;
 	ctx->first = &ctx->inline_wr.wr;
 	ctx->last = &ctx->inline_wr.wr;
-	ctx->length = len;
 	ctx->nr_wrs = 1;
 	ctx->nr_ops = 1;
 	return 0;
@@ -480,6 +497,9 @@ static int mrcore_io_measure(struct rdma_io_ctx *ctx)
 	if (ret)
 		return ret;
 	ctx->length = sum.length;
+	ret = mrcore_io_check_length(ctx);
+	if (ret)
+		return ret;
 	ctx->npages = sum.npages;
 	ctx->nr_runs = sum.runs;
 	ctx->sg_last = sum.last;
@@ -767,8 +787,9 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
  * Context: Process context; may sleep.
  * Return: the number of WRs the I/O posts (> 0); -EINVAL for a NULL
  * argument, zero @sg_cnt, an @sg_offset at or past the end of the list,
- * an empty entry or an unknown @dir; -EOVERFLOW for more than
- * U32_MAX bytes or an entry that wraps; -ENOMEM; -EOPNOTSUPP if no backend
+ * an empty entry or an unknown @dir; -EOVERFLOW for more than U32_MAX
+ * bytes, an entry that wraps, or a @remote_addr whose range of the I/O's
+ * length wraps the 64-bit address space; -ENOMEM; -EOPNOTSUPP if no backend
  * (or not the forced one) can move the I/O; -EAGAIN if the pool is dry and
  * no fallback applies.  On error nothing is mapped or held.
  */
@@ -900,7 +921,9 @@ EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
 /*
  * After a successful completion every MR goes back at once: its key is dead
  * (READ_WITH_INV, LOCAL_INV) or local-only and killed by its next
- * registration.  Otherwise the keys' state is unknown: quarantine.
+ * registration.  Otherwise the keys' state is unknown (an iWARP READ sink
+ * whose READ_WITH_INV never ran still grants REMOTE_WRITE): each device MR
+ * is replaced now, before the caller DMA-unmaps the memory the keys named.
  */
 static noinline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
 {
@@ -908,9 +931,11 @@ static noinline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
 
 	for (i = 0; i < ctx->nr_mrs; i++) {
 		struct rdma_mr *mr = ctx->mrs[i];
-		bool key_dead = ok && !WARN_ON_ONCE(rdma_unmap_mr(mr));
 
-		mrcore_pool_return(ctx->pool, mr, key_dead);
+		if (ok && !WARN_ON_ONCE(rdma_unmap_mr(mr)))
+			mrcore_pool_return(ctx->pool, mr, true);
+		else
+			mrcore_pool_kill_return(ctx->pool, mr);
 	}
 }
 
@@ -931,14 +956,23 @@ static void mrcore_io_iwarp_read_done(struct rdma_io_ctx *ctx, bool ok)
  * @wc: the completion of the I/O's last WR, or %NULL if it was never
  *	posted or its completion was not seen.
  *
- * After a successful completion every MR goes back to the pool at once: its
- * key is dead (READ_WITH_INV, LOCAL_INV) or local-only and killed by its
- * next registration.  After a failure or a flush (any other status, or no
- * @wc) the state of the keys is unknown: the MRs are quarantined until the
- * pool's work has replaced their device MRs, which kills the keys, so no MR
- * is reused before it is invalidated.
+ * Every key that named the I/O's memory is dead before the memory is
+ * DMA-unmapped and this returns it to the caller.  After a successful
+ * completion every MR goes back to the pool at once: its key is dead
+ * (READ_WITH_INV, LOCAL_INV) or local-only and killed by its next
+ * registration.  After a failure or a flush (any other status, or no @wc)
+ * the state of the keys is unknown: an iWARP READ sink whose READ_WITH_INV
+ * never ran still lets a peer of the same PD write into the memory.  So
+ * each MR's device MR is deregistered, which kills its key, and replaced
+ * before the memory is released; that may sleep.  No WR of the I/O may
+ * still be queued: the completion of its last WR says so, and without one
+ * the send queue must have been drained (rdma_io_ctx_post()).
  *
- * Context: Any context.
+ * Context: After a successful completion, any context.  Otherwise, and
+ * with a %NULL @wc, process context (may sleep) when the I/O holds MRs: a
+ * completion handler that may see errors runs on a CQ polled in process
+ * context (%IB_POLL_WORKQUEUE, %IB_POLL_UNBOUND_WORKQUEUE), or hands the
+ * destroy to a work item and uses the memory only after it returned.
  */
 void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 {

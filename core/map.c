@@ -134,6 +134,8 @@ void rdma_mr_set_cqe(struct rdma_mr *mr, struct ib_cqe *cqe)
 }
 EXPORT_SYMBOL_GPL(rdma_mr_set_cqe);
 
+static int mrcore_mr_replace(struct rdma_mr *mr);
+
 /**
  * mrcore_mr_map_chunk() - register a run of DMA-mapped bytes
  * @mr: an MR that is not mapped.
@@ -141,15 +143,28 @@ EXPORT_SYMBOL_GPL(rdma_mr_set_cqe);
  * @access: IB access flags.
  * @post_wr: as for rdma_map_sg_lkey().
  *
- * The caller owns the DMA mapping and has checked that @c fits @mr.
+ * The caller owns the DMA mapping and has checked that @c fits @mr.  When
+ * the device MR has handed out %MRCORE_KEY_USES keys, a new one replaces
+ * it first (the old one's deregistration kills a lazily kept key), so that
+ * no key value of @mr comes back.
  *
- * Context: Any context; the caller serializes calls on one MR.
- * Return: 0, or the backend's error with @mr unchanged.
+ * Context: The caller serializes calls on one MR.  Any context, but one
+ * mapping in %MRCORE_KEY_USES allocates a device MR: process context, may
+ * sleep.
+ * Return: 0, or the backend's or the driver's error with @mr unchanged.
  */
 int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 			int access, struct ib_send_wr **post_wr)
 {
 	int ret;
+
+	if (unlikely(mr->key_uses >= MRCORE_KEY_USES)) {
+		ret = mrcore_mr_replace(mr);
+		if (ret)
+			return ret;
+		mr->state = RDMA_MR_FREE;
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_MR_RECYCLED);
+	}
 
 	mr->sg = c->sg;
 	mr->sg_offset = c->offset;
@@ -166,6 +181,7 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 		return ret;
 	}
 	mr->state = RDMA_MR_MAPPED;
+	mr->key_uses++;
 	trace_mrcore_map(mr);
 	return 0;
 }
@@ -239,15 +255,19 @@ unmap_dma:
  * the transport's: a READ sink on iWARP must accept the READ response as a
  * remote write.  Such a mapping must be invalidated (rdma_invalidate_mr() or
  * rdma_mr_remote_invalidated()) before rdma_unmap_mr().  The key differs from
- * the one of the previous mapping.
+ * those of the MR's previous mappings: the key byte rotates, and before it
+ * would come round again the device MR is replaced.
  *
- * Context: Any context; the caller serializes calls on one MR.
+ * Context: Any context; the caller serializes calls on one MR.  Every
+ * 256th mapping of an MR replaces its device MR: process context, may
+ * sleep.
  * Return: 0; -EINVAL for a NULL argument, zero @sg_nents, an empty or unknown
  * @local_ops, or a hole between entries; -EPERM if @mr is an rkey MR; -EBUSY
  * if @mr is mapped; -E2BIG if the memory spans more pages than @mr holds;
  * -EOVERFLOW if it wraps the address space or exceeds U32_MAX bytes;
- * -ENOMEM if DMA mapping failed; or the backend's error.  On error nothing is
- * mapped and @mr is unchanged.
+ * -ENOMEM if DMA mapping failed; the backend's error, or the driver's from
+ * allocating a new device MR.  On error nothing is mapped and @mr is
+ * unchanged.
  */
 int rdma_map_sg_lkey(u32 *lkey, struct rdma_mr *mr, struct scatterlist *sg,
 		     unsigned int sg_nents, unsigned int local_ops,
@@ -288,7 +308,7 @@ EXPORT_SYMBOL_GPL(rdma_map_sg_lkey);
  * rdma_invalidate_mr() or by the peer (rdma_mr_remote_invalidated()), before
  * rdma_unmap_mr() releases the memory.
  *
- * Context: Any context; the caller serializes calls on one MR.
+ * Context: As rdma_map_sg_lkey().
  * Return: 0, or the errors of rdma_map_sg_lkey() with -EPERM meaning @mr is
  * an lkey MR and -EINVAL also covering an empty or unknown @remote_ops.
  */
@@ -396,6 +416,7 @@ static int mrcore_mr_replace(struct rdma_mr *mr)
 	mr->ops->mr_release(mr);
 	mr->ibmr = fresh.ibmr;
 	mr->backend_priv = fresh.backend_priv;
+	mr->key_uses = 0;
 	return 0;
 }
 
@@ -513,6 +534,7 @@ int mrcore_mr_recycle(struct rdma_mr *mr)
 	mr->sg = NULL;
 	mr->dma_owned = false;
 	mr->state = RDMA_MR_FREE;
+	mr->key_uses = 0;
 	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
 	      ops->mr_init(mr);
 	if (ret) {

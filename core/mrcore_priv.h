@@ -113,6 +113,15 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 			int access, struct ib_send_wr **post_wr);
 int mrcore_mr_recycle(struct rdma_mr *mr);
 
+/*
+ * Keys one device MR hands out before the core replaces it: the variable
+ * byte of a key has 256 values, so no key value of an MR comes back within
+ * 256 of its mappings, and with a new device MR (a new index from the
+ * driver) not at all.  The price: one deregistration and one allocation per
+ * 256 mappings of an MR.
+ */
+#define MRCORE_KEY_USES		256
+
 #define MRCORE_BACKEND_NAME_LEN	16
 
 /**
@@ -130,8 +139,9 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * @MRCORE_STAT_POOL_HITS: MRs taken from a pool.
  * @MRCORE_STAT_POOL_MISSES: takes refused, too few free MRs.
  * @MRCORE_STAT_POOL_FALLBACKS: I/Os moved without MRs after a miss.
- * @MRCORE_STAT_MR_RECYCLED: quarantined MRs whose device MR was replaced
- *	(which killed the key of their failed or flushed I/O).
+ * @MRCORE_STAT_MR_RECYCLED: MRs whose device MR was replaced: to kill the
+ *	key of a failed or flushed I/O, or because it had handed out
+ *	%MRCORE_KEY_USES keys.
  * @MRCORE_STAT_INV_LOCAL: keys killed by a WR of ours (LOCAL_INV, or a
  *	READ_WITH_INV into the sink).
  * @MRCORE_STAT_INV_REMOTE: keys the peer killed (SEND_WITH_INV).
@@ -421,6 +431,7 @@ struct rdma_io_pool {
 };
 
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
+void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
 void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);

@@ -6,9 +6,12 @@
  * MRs come back in one of three ways: with their key known to be dead
  * (clean), with a local-only key still valid (stale: killed lazily by the
  * next registration in the same chain, at the price of a WR), or with their
- * key's state unknown because the I/O failed.  Those are quarantined until
- * the pool's work has deregistered them, which kills any key they had, and
- * given a new device MR: no MR is reused before its key is dead.  Clean MRs
+ * key's state unknown because the I/O failed.  Those get a new device MR at
+ * once (mrcore_pool_kill_return()), whose deregistration kills any key they
+ * had, before the I/O releases its memory.  MRs that need a new device MR
+ * but whose keys named no memory (a chain never registered) are quarantined
+ * until the pool's work has replaced it: no MR is reused before its key is
+ * dead.  Clean MRs
  * are handed out first, so the WR a stale key costs is paid only when the
  * pool has no clean MR left.
  *
@@ -474,6 +477,35 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (!key_dead)
 		schedule_work(&pool->recycle_work);
+}
+
+/**
+ * mrcore_pool_kill_return() - kill an MR's key now, then give the MR back
+ * @pool: the pool.
+ * @mr: an MR taken from @pool whose key's state is unknown (its I/O
+ *	failed, was flushed or never completed); no WR of it may still be
+ *	queued.
+ *
+ * The device MR is deregistered, which kills any key it had, and a fresh
+ * one takes its place before this returns: the caller may then release the
+ * memory the key named.  If no new device MR can be had, the MR is freed
+ * and the pool shrinks by one.
+ *
+ * Context: Process context; may sleep.
+ */
+void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr)
+{
+	unsigned long flags;
+
+	might_sleep();
+	if (mrcore_mr_recycle(mr)) {
+		spin_lock_irqsave(&pool->lock, flags);
+		pool->nr_total--;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return;
+	}
+	mrcore_stat_inc(pool->mdev, MRCORE_STAT_MR_RECYCLED);
+	mrcore_pool_return(pool, mr, true);
 }
 
 /**

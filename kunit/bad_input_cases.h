@@ -117,9 +117,9 @@ destroy:
 	return ret;
 }
 
-static inline int bad_io(struct mrcore_bad_env *e, struct scatterlist *sg,
-			 unsigned int n, unsigned int off, int dir,
-			 const char *force)
+static inline int bad_io_at(struct mrcore_bad_env *e, struct scatterlist *sg,
+			    unsigned int n, unsigned int off, int dir,
+			    const char *force, u64 remote_addr)
 {
 	struct rdma_io_ctx ctx;
 	int ret;
@@ -127,7 +127,7 @@ static inline int bad_io(struct mrcore_bad_env *e, struct scatterlist *sg,
 	ret = rdma_io_pool_force_backend(e->pool, force);
 	if (ret)
 		return ret;
-	ret = rdma_io_ctx_init(&ctx, e->pool, sg, n, off, 0x10000, 0x1234,
+	ret = rdma_io_ctx_init(&ctx, e->pool, sg, n, off, remote_addr, 0x1234,
 			       (enum dma_data_direction)dir);
 	rdma_io_pool_force_backend(e->pool, NULL);
 	if (ret > 0) {
@@ -135,6 +135,13 @@ static inline int bad_io(struct mrcore_bad_env *e, struct scatterlist *sg,
 		ret = 1;
 	}
 	return ret;
+}
+
+static inline int bad_io(struct mrcore_bad_env *e, struct scatterlist *sg,
+			 unsigned int n, unsigned int off, int dir,
+			 const char *force)
+{
+	return bad_io_at(e, sg, n, off, dir, force, 0x10000);
 }
 
 /* A complete I/O backend that serves no device, for the registry cases. */
@@ -409,6 +416,36 @@ static int bc40(struct mrcore_bad_env *e)
 	return bad_register(e, 2);
 }
 
+/*
+ * 4 pages (16 KiB) at 100 bytes below the top of the peer's address space:
+ * the WRs after the first would name its low addresses.  As a one-WR
+ * WRITE of SGEs, as a READ measured and planned, and through a pool MR.
+ */
+static int bc41(struct mrcore_bad_env *e)
+{
+	return bad_io_at(e, bad_sg(e, 4, 2, 0, 4096), 4, 0, DMA_TO_DEVICE,
+			 NULL, U64_MAX - 100);
+}
+
+static int bc42(struct mrcore_bad_env *e)
+{
+	return bad_io_at(e, bad_sg(e, 4, 2, 0, 4096), 4, 0, DMA_FROM_DEVICE,
+			 NULL, U64_MAX - 100);
+}
+
+static int bc43(struct mrcore_bad_env *e)
+{
+	return bad_io_at(e, bad_sg(e, 4, 1, 0, 4096), 4, 0, DMA_FROM_DEVICE,
+			 "frwr", U64_MAX - 100);
+}
+
+/* Ending exactly at 2^64 wraps too: the end is not an address. */
+static int bc44(struct mrcore_bad_env *e)
+{
+	return bad_io_at(e, bad_sg(e, 1, 1, 0, 4096), 1, 0, DMA_TO_DEVICE,
+			 NULL, U64_MAX - 4095);
+}
+
 #undef L_SRC
 #undef R_RD
 #undef LKEY
@@ -471,6 +508,10 @@ static const struct mrcore_bad_case mrcore_bad_cases[] = {
 	{ "backend_register: NULL", bc38, -EINVAL },
 	{ "backend_register: no serves callback", bc39, -EINVAL },
 	{ "backend_register: name already registered", bc40, -EEXIST },
+	{ "io_ctx_init: remote range wraps, WRITE", bc41, -EOVERFLOW },
+	{ "io_ctx_init: remote range wraps, READ", bc42, -EOVERFLOW },
+	{ "io_ctx_init: remote range wraps, pool MR", bc43, -EOVERFLOW },
+	{ "io_ctx_init: remote range ends at 2^64", bc44, -EOVERFLOW },
 };
 
 #endif /* _MRCORE_BAD_INPUT_CASES_H */

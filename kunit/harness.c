@@ -158,11 +158,19 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 		return -ENODEV;
 	}
 	side->device = dev;
-	side->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(side->pd)) {
-		ret = PTR_ERR(side->pd);
-		side->pd = NULL;
-		return ret;
+	if (side == &pair->active && pair->shared_pd) {
+		/* The other pair's PD must be on the device rdma_cm chose. */
+		if (pair->shared_pd->device != dev)
+			return -ENODEV;
+		side->pd = pair->shared_pd;
+		side->pd_shared = true;
+	} else {
+		side->pd = ib_alloc_pd(dev, 0);
+		if (IS_ERR(side->pd)) {
+			ret = PTR_ERR(side->pd);
+			side->pd = NULL;
+			return ret;
+		}
 	}
 	/*
 	 * Polled from a workqueue, not softirq: ib_free_cq() cancels the
@@ -204,8 +212,10 @@ err_cq:
 	ib_free_cq(side->cq);
 	side->cq = NULL;
 err_pd:
-	ib_dealloc_pd(side->pd);
+	if (!side->pd_shared)
+		ib_dealloc_pd(side->pd);
 	side->pd = NULL;
+	side->pd_shared = false;
 	return ret;
 }
 
@@ -222,8 +232,10 @@ static void mrcore_e2e_side_release(struct mrcore_e2e_side *side)
 		side->cq = NULL;
 	}
 	if (side->pd) {
-		ib_dealloc_pd(side->pd);
+		if (!side->pd_shared)
+			ib_dealloc_pd(side->pd);
 		side->pd = NULL;
+		side->pd_shared = false;
 	}
 }
 
@@ -384,6 +396,11 @@ int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create, MRCORE_HARNESS);
 
+static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
+			      const struct mrcore_e2e_caps *caps,
+			      struct ib_pd *shared_pd,
+			      struct mrcore_e2e_pair **pairp);
+
 /**
  * mrcore_e2e_pair_create_caps() - connect an RC QP pair with given queues
  * @target: device kind and addresses.
@@ -404,6 +421,40 @@ int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
 				const struct mrcore_e2e_caps *caps,
 				struct mrcore_e2e_pair **pairp)
 {
+	return mrcore_e2e_connect(target, caps, NULL, pairp);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_caps, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_pair_create_shared() - a second connection on a pair's PD
+ * @base: a connected pair.
+ * @pairp: receives the new pair on success.
+ *
+ * The shared-PD topology ULPs use (one PD per device, many connections):
+ * a new RC pair of @base's kind and queue sizes whose active end is a QP
+ * on the PD of @base's active end, and whose passive end, with a PD of its
+ * own, is a peer that can try any key of that PD.  Destroy the new pair
+ * before @base, which owns the PD.
+ *
+ * Context: Process context; sleeps until connected (seconds at most).
+ * Return: as mrcore_e2e_pair_create_caps(); -ENODEV also if rdma_cm bound
+ * the new active end to another device than @base's.
+ */
+int mrcore_e2e_pair_create_shared(const struct mrcore_e2e_pair *base,
+				  struct mrcore_e2e_pair **pairp)
+{
+	if (!base->active.pd)
+		return -EINVAL;
+	return mrcore_e2e_connect(base->target, &base->caps, base->active.pd,
+				  pairp);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_shared, MRCORE_HARNESS);
+
+static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
+			      const struct mrcore_e2e_caps *caps,
+			      struct ib_pd *shared_pd,
+			      struct mrcore_e2e_pair **pairp)
+{
 	struct sockaddr_in src, dst, lsn;
 	struct sockaddr *srcp = (struct sockaddr *)&src;
 	struct mrcore_e2e_pair *pair;
@@ -421,6 +472,7 @@ int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
 		return -ENOMEM;
 	pair->target = target;
 	pair->caps = *caps;
+	pair->shared_pd = shared_pd;
 	pair->port = target->port_base +
 		     (atomic_inc_return(&mrcore_e2e_port_seq) % 10000);
 	init_completion(&pair->active_step);
@@ -503,7 +555,6 @@ err:
 	mrcore_e2e_pair_destroy(pair);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_caps, MRCORE_HARNESS);
 
 /**
  * mrcore_e2e_pair_destroy() - disconnect a pair and free everything

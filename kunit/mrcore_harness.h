@@ -55,11 +55,13 @@ extern const struct mrcore_e2e_target mrcore_e2e_rxe;
  * @qp: the RC QP.
  * @qp_events: number of asynchronous QP events seen on @qp.
  * @last_qp_event: type of the last one (valid when @qp_events > 0).
+ * @pd_shared: @pd belongs to another pair (mrcore_e2e_pair_create_shared()).
  */
 struct mrcore_e2e_side {
 	struct rdma_cm_id *cm_id;
 	struct ib_device *device;
 	struct ib_pd *pd;
+	bool pd_shared;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	atomic_t qp_events;
@@ -106,6 +108,8 @@ struct mrcore_e2e_caps {
  * @removal_data: its argument.
  * @removals: DEVICE_REMOVAL events handled; each released its end, whose
  *	cm_id rdma_cm then destroyed.
+ * @shared_pd: the PD the active end uses instead of one of its own, or
+ *	%NULL (mrcore_e2e_pair_create_shared()).
  */
 struct mrcore_e2e_pair {
 	const struct mrcore_e2e_target *target;
@@ -124,6 +128,7 @@ struct mrcore_e2e_pair {
 	void (*on_removal)(struct mrcore_e2e_pair *pair, void *data);
 	void *removal_data;
 	atomic_t removals;
+	struct ib_pd *shared_pd;
 };
 
 /**
@@ -199,6 +204,8 @@ int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
 				const struct mrcore_e2e_caps *caps,
 				struct mrcore_e2e_pair **pairp);
+int mrcore_e2e_pair_create_shared(const struct mrcore_e2e_pair *base,
+				  struct mrcore_e2e_pair **pairp);
 void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair);
 
 void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w);

@@ -64,6 +64,9 @@ struct mrcore_device;
  * @iova: I/O virtual address of the first mapped byte, set by the backend.
  * @length: number of mapped bytes.
  * @npages: pages spanned by the current mapping.
+ * @key_uses: mappings made on the current device MR (@ibmr or
+ *	@backend_priv); the core replaces the device MR before the key byte
+ *	would come round again (%MRCORE_KEY_USES).
  * @cqe: completion entry of the signaled WRs the core builds, or %NULL.
  * @reg_wr: registration WR storage for backends that post one.
  * @inv_wr: invalidation WR storage for backends that post one.
@@ -96,6 +99,7 @@ struct rdma_mr {
 	u64 iova;
 	u64 length;
 	u32 npages;
+	u32 key_uses;
 
 	struct ib_cqe *cqe;
 	struct ib_reg_wr reg_wr;

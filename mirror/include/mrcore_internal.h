@@ -241,6 +241,9 @@ struct static_key_false {
 #define static_branch_disable(k)	((k)->enabled = false)
 #define READ_ONCE(x)		(x)
 #define WRITE_ONCE(x, v)	((x) = (v))
+/* Single-threaded, never atomic: nothing to check. */
+#define might_sleep()		do { } while (0)
+
 #define smp_load_acquire(p)	(*(p))
 #define smp_store_release(p, v)	(*(p) = (v))
 

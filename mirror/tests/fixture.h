@@ -344,6 +344,12 @@ protected:
 	ib_wc_status PeerRdma(ib_wr_opcode op, u64 remote_addr, u32 rkey,
 			      void *peer_mem, u32 len)
 	{
+		return PeerRdmaOn(peer_.qp, op, remote_addr, rkey, peer_mem, len);
+	}
+
+	ib_wc_status PeerRdmaOn(ib_qp *qp, ib_wr_opcode op, u64 remote_addr,
+				u32 rkey, void *peer_mem, u32 len)
+	{
 		const sim::Profile &p = peer_.hca->profile();
 		sim::Mr *sink = nullptr;
 
@@ -351,12 +357,47 @@ protected:
 			sink = peer_.hca->expose(peer_.pd, peer_mem, len,
 						 IB_ACCESS_LOCAL_WRITE |
 						 IB_ACCESS_REMOTE_WRITE);
-		ib_wc_status st = PeerRdmaWith(op, remote_addr, rkey, peer_mem,
-					       len, sink ? sink->ibmr.lkey :
-					       peer_.pd->local_dma_lkey);
+		ib_wc_status st = Rdma(qp, op, reinterpret_cast<uintptr_t>(peer_mem),
+				       sink ? sink->ibmr.lkey :
+					      peer_.pd->local_dma_lkey,
+				       remote_addr, rkey, len);
 		if (sink)
 			peer_.hca->dereg_mr(sink);
 		return st;
+	}
+
+	// The shared-PD topology, as ULPs use it (one PD per device, many
+	// connections): a second connection whose local end is a QP on
+	// local_.pd, the PD of the first connection, and whose far end is a
+	// peer QP.  Each call connects a new pair, since a refused access
+	// breaks the connection it came over (RC).
+	struct SharedPdConnection {
+		ib_qp *local;
+		ib_qp *peer;
+	};
+
+	SharedPdConnection ConnectSharedPd()
+	{
+		SharedPdConnection c;
+
+		c.local = local_.hca->create_qp(local_.pd);
+		c.peer = peer_.hca->create_qp(peer_.pd);
+		sim::connect(c.local, c.peer);
+		return c;
+	}
+
+	// The attacker: a peer on another connection to the same local PD
+	// tries @rkey at [@remote_addr, +@len) at once, with @op, from or
+	// into @peer_mem; returns the completion status.  Rule 6 of the
+	// design: every key that names memory the core gave back must fail
+	// here.
+	ib_wc_status Attack(ib_wr_opcode op, u64 remote_addr, u32 rkey,
+			    void *peer_mem, u32 len)
+	{
+		SharedPdConnection c = ConnectSharedPd();
+
+		EXPECT_EQ(c.local->pd, local_.qp->pd) << "not the shared PD";
+		return PeerRdmaOn(c.peer, op, remote_addr, rkey, peer_mem, len);
 	}
 
 	ib_wc_status PeerRdmaWith(ib_wr_opcode op, u64 remote_addr, u32 rkey,

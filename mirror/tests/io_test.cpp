@@ -172,8 +172,8 @@ TEST_F(IoBehaviourTest, IwarpSinkAfterALazyKeyKillsBothKeys)
 }
 
 // Rule 5: a flushed I/O leaks nothing and its MRs are not reused before
-// their keys are dead.
-TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
+// their keys are dead; rule 6: they are dead before its destroy returns.
+TEST_F(IoBehaviourTest, FlushedIosReplaceTheirMrsInTheirDestroy)
 {
 	SetUpIo(sim::kIwarp, 4, 8);		// four MRs
 	ExposeRemote(8 * PAGE_SIZE);
@@ -200,19 +200,19 @@ TEST_F(IoBehaviourTest, FlushedIosQuarantineTheirMrsUntilReplaced)
 	rdma_io_ctx_destroy(&ctx[1], &ok);
 	rdma_io_ctx_destroy(&ctx[2], &flush);
 	rdma_io_ctx_destroy(&ctx[3], nullptr);	// completion never seen
-	EXPECT_EQ(pool_->nr_free, 2u) << "flushed MRs wait in quarantine";
+	EXPECT_EQ(pool_->nr_free, 4u) << "flushed MRs not back";
 	EXPECT_EQ(sim::counters().dma_maps_live, 0);
 	EXPECT_EQ(rdma_io_pool_drain(pool_), 4u);
-	// The quarantined MRs got new device MRs: their old keys are gone.
+	// The flushed I/Os' MRs got new device MRs: their old keys are gone.
 	for (int i = 2; i < 4; i++)
 		EXPECT_EQ(local_.hca->find_mr(keys[i]), nullptr);
 	EXPECT_EQ(local_.hca->live_mrs(), 4u + 1u);	// + the PD's DMA MR
 }
 
 // Rule 5: the MR of a failed I/O holds a key in an unknown state (here its
-// REG_MR ran: the key is valid).  It is not reused, not even with a lazy
-// LOCAL_INV, before the pool has replaced its device MR.
-TEST_F(IoBehaviourTest, RemoteAccessErrorQuarantinesTheMr)
+// REG_MR ran: the key is valid).  Rule 6: the destroy replaces its device
+// MR, which kills the key, before it releases the memory and returns.
+TEST_F(IoBehaviourTest, RemoteAccessErrorReplacesTheMrInItsDestroy)
 {
 	// iwarp WRITE: one source MR beats 43 WRs of 6 SGEs.
 	SetUpIo(sim::kIwarp, 1, 256);		// one MR of 256 pages
@@ -237,16 +237,12 @@ TEST_F(IoBehaviourTest, RemoteAccessErrorQuarantinesTheMr)
 	ib_wc err = Wc(IB_WC_REM_ACCESS_ERR);
 	rdma_io_ctx_destroy(&ctx, &err);
 	EXPECT_EQ(sim::counters().dma_maps_live, 0);
-	// Quarantined, not free: no I/O can take it before the pool's work
-	// has run.
-	EXPECT_EQ(pool_->nr_free, 0u) << "a failed I/O's MR went back to the free list";
-	EXPECT_EQ(pool_->nr_total, 1u);
-	EXPECT_EQ(local_.hca->find_mr(old_key), hw) << "replaced too early";
-
-	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
-	// The work replaced the device MR, which killed the key.
+	// The destroy replaced the device MR, which killed the key.
 	EXPECT_EQ(local_.hca->find_mr(old_key), nullptr)
-		<< "the failed I/O's key survived its quarantine";
+		<< "the failed I/O's key survived its destroy";
+	EXPECT_EQ(pool_->nr_free, 1u);
+	EXPECT_EQ(pool_->nr_total, 1u);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
 	ASSERT_NE(mr->ibmr, nullptr);
 	EXPECT_NE(mr->ibmr->lkey >> 8, old_key >> 8) << "same device MR";
 	EXPECT_EQ(mr->state, RDMA_MR_FREE);

@@ -247,7 +247,9 @@ TEST_P(SecurityTest, Rule3KeysRotateAndStaleKeysNeverReachNewData)
 		buf.fill(i);
 		if (i) {
 			ASSERT_NE(rkey, prev);
-			ASSERT_EQ(rkey >> 8, prev >> 8);
+			// The same device MR, but for the one in 256 maps that
+			// replaces it before the key byte comes round.
+			ASSERT_EQ(rkey >> 8 == prev >> 8, i % 256 != 0) << "map " << i;
 			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, prev,
 					   PeerSink(i), 8),
 				  IB_WC_REM_ACCESS_ERR);

@@ -27,11 +27,14 @@ struct mrcore_iser_target {
  * @max_pages: pages of the largest transfer.
  *
  * Size the send queue for rdma_io_send_wrs_per_ctx() per command, plus the
- * responses.
+ * responses.  The send CQ of @qp must be polled in process context
+ * (%IB_POLL_WORKQUEUE, %IB_POLL_UNBOUND_WORKQUEUE or direct): a command's
+ * completion handler destroys its I/O, and the destroy of a failed one
+ * sleeps until its keys are dead.
  *
  * Context: Process context; may sleep.
- * Return: the target, or an ERR_PTR(): -EINVAL for a NULL @qp or a zero
- * count, -ENOMEM, or the error of rdma_io_pool_create().
+ * Return: the target, or an ERR_PTR(): -EINVAL for a NULL @qp, a zero
+ * count or a send CQ polled in softirq, -ENOMEM, or the error of rdma_io_pool_create().
  */
 struct mrcore_iser_target *mrcore_iser_target_create(struct ib_qp *qp,
 						     u32 port_num,
@@ -41,7 +44,8 @@ struct mrcore_iser_target *mrcore_iser_target_create(struct ib_qp *qp,
 	struct mrcore_iser_target *target;
 	int ret;
 
-	if (!qp || !max_cmds || !max_pages)
+	if (!qp || !max_cmds || !max_pages ||
+	    qp->send_cq->poll_ctx == IB_POLL_SOFTIRQ)
 		return ERR_PTR(-EINVAL);
 	target = kzalloc(sizeof(*target), GFP_KERNEL);
 	if (!target)

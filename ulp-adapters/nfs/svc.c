@@ -30,11 +30,15 @@ struct mrcore_nfs_svc {
  *	aligned on a page spans one page more than its length needs).
  *
  * Size the send queue for %MRCORE_NFS_MAX_SEGS times
- * rdma_io_send_wrs_per_ctx() per RPC, plus the replies.
+ * rdma_io_send_wrs_per_ctx() per RPC, plus the replies.  The send CQ of @qp
+ * must be polled in process context (%IB_POLL_WORKQUEUE,
+ * %IB_POLL_UNBOUND_WORKQUEUE or direct): an RPC's completion handler
+ * destroys its I/Os, and the destroy of a failed one sleeps until its keys
+ * are dead.
  *
  * Context: Process context; may sleep.
- * Return: the server, or an ERR_PTR(): -EINVAL for a NULL @qp or a zero
- * count, -ENOMEM, or the error of rdma_io_pool_create().
+ * Return: the server, or an ERR_PTR(): -EINVAL for a NULL @qp, a zero
+ * count or a send CQ polled in softirq, -ENOMEM, or the error of rdma_io_pool_create().
  */
 struct mrcore_nfs_svc *mrcore_nfs_svc_create(struct ib_qp *qp, u32 port_num,
 					     u32 max_rpcs, u32 seg_pages)
@@ -43,7 +47,8 @@ struct mrcore_nfs_svc *mrcore_nfs_svc_create(struct ib_qp *qp, u32 port_num,
 	int ret;
 
 	if (!qp || !max_rpcs || !seg_pages ||
-	    max_rpcs > U32_MAX / MRCORE_NFS_MAX_SEGS || seg_pages == U32_MAX)
+	    max_rpcs > U32_MAX / MRCORE_NFS_MAX_SEGS || seg_pages == U32_MAX ||
+	    qp->send_cq->poll_ctx == IB_POLL_SOFTIRQ)
 		return ERR_PTR(-EINVAL);
 	svc = kzalloc(sizeof(*svc), GFP_KERNEL);
 	if (!svc)

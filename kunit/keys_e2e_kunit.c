@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suites mrcore_keys_siw and mrcore_keys_rxe: security rule 6 on the
+ * real drivers.  Memory goes back to its owner only after every key that
+ * names it is dead, on every path.  The attacker is a peer on another
+ * connection to the same PD (mrcore_e2e_pair_create_shared()): right after
+ * the call that gave the memory back returned, and after the owner put new
+ * bytes in it, it WRITEs its own bytes through each key that named the
+ * memory, then READs through it.  Both must fail and the memory must hold
+ * the owner's new bytes.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
+
+#include "e2e_suite.h"
+#include "io_e2e.h"
+
+#define KEYS_SEED_OWNER		0x20001
+#define KEYS_SEED_LOCAL		0x20002
+#define KEYS_SEED_REUSED	0x20003
+#define KEYS_SEED_ATTACKER	0x20004
+#define KEYS_ATTACK_BYTES	64
+#define KEYS_MAX_KEYS		4
+
+/* What named the memory: a key and the address it was used at. */
+struct keys_named {
+	u32 key;
+	u64 iova;
+};
+
+/*
+ * One try of the attacker over a new connection to the PD of @base's
+ * active end: @op of 64 bytes at @iova through @key.  Returns true if the
+ * access was refused: an error completion, or for an iWARP WRITE (never
+ * acknowledged) the TERMINATE that breaks the connection.
+ */
+static bool keys_try(struct kunit *test, struct mrcore_e2e_pair *base,
+		     enum ib_wr_opcode op, u32 key, u64 iova)
+{
+	struct mrcore_e2e_pair *atk = NULL;
+	struct mrcore_e2e_buf buf = {};
+	struct mrcore_e2e_wait w;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	bool refused;
+	int ret, st;
+
+	ret = mrcore_e2e_pair_create_shared(base, &atk);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker's connection on the shared PD");
+	KUNIT_EXPECT_PTR_EQ(test, atk->active.pd, base->active.pd);
+	ret = mrcore_e2e_buf_alloc(&buf, KEYS_ATTACK_BYTES, 0);
+	if (ret) {
+		mrcore_e2e_pair_destroy(atk);
+		KUNIT_FAIL(test, "attacker memory: %d", ret);
+		return false;
+	}
+	if (op == IB_WR_RDMA_WRITE)
+		mrcore_e2e_buf_fill(&buf, KEYS_SEED_ATTACKER);
+	else
+		mrcore_e2e_buf_poison(&buf);
+	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
+			  DMA_BIDIRECTIONAL) != buf.nents) {
+		mrcore_e2e_buf_free(&buf);
+		mrcore_e2e_pair_destroy(atk);
+		KUNIT_FAIL(test, "attacker DMA mapping");
+		return false;
+	}
+	sge.addr = sg_dma_address(buf.sg);
+	sge.length = KEYS_ATTACK_BYTES;
+	sge.lkey = atk->passive.pd->local_dma_lkey;
+	mrcore_e2e_wait_init(&w);
+	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, &w);
+	st = mrcore_e2e_post(&atk->passive, &wr.wr, &w, IO_TIMEOUT_MS);
+	refused = st != IB_WC_SUCCESS;
+	if (!refused && op == IB_WR_RDMA_WRITE && io_on_iwarp(test))
+		refused = mrcore_e2e_qp_failed(&atk->passive, 5000);
+	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
+			DMA_BIDIRECTIONAL);
+	if (op == IB_WR_RDMA_READ)
+		mrcore_e2e_expect_data(test, &buf, 0, KEYS_ATTACK_BYTES,
+				       MRCORE_E2E_POISONED,
+				       "attacker's READ sink");
+	mrcore_e2e_buf_free(&buf);
+	mrcore_e2e_pair_destroy(atk);
+	KUNIT_EXPECT_TRUE_MSG(test, refused,
+			      "the attacker's %s through key 0x%x at 0x%llx was not refused (status %d)",
+			      op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
+			      iova, st);
+	return refused;
+}
+
+/*
+ * The owner reuses the memory at once (new bytes); the attacker tries
+ * every key that named it, WRITE and READ; the memory keeps the new bytes.
+ */
+static void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
+			     const struct keys_named *k, unsigned int n,
+			     struct mrcore_e2e_buf *mem, const char *what)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_GT_MSG(test, n, 0, "no key to try: the test tests nothing");
+	mrcore_e2e_buf_fill(mem, KEYS_SEED_REUSED);
+	for (i = 0; i < n; i++) {
+		keys_try(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
+		mrcore_e2e_expect_data(test, mem, 0, mem->len,
+				       KEYS_SEED_REUSED, what);
+		keys_try(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
+	}
+}
+
+static unsigned int keys_of(const struct rdma_io_ctx *ctx,
+			    struct keys_named *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_mrs && i < KEYS_MAX_KEYS; i++) {
+		k[i].key = ctx->mrs[i]->key;
+		k[i].iova = ctx->mrs[i]->iova;
+	}
+	return i;
+}
+
+/* An I/O of 8 scattered pages through a pool MR, forced. */
+static int keys_init(struct kunit *test, struct rdma_io_ctx *ctx,
+		     struct rdma_io_pool *pool, struct io_local *l,
+		     struct io_owner *owner, u32 rkey, bool read)
+{
+	const char *b = read && io_on_iwarp(test) ? "iwarp" : "frwr";
+
+	KUNIT_EXPECT_EQ(test, 0, rdma_io_pool_force_backend(pool, b));
+	return rdma_io_ctx_init(ctx, pool, l->sg, l->nents, 0, owner->iova,
+				rkey, read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+}
+
+/*
+ * @bad_rkey: the peer's key is wrong, the I/O fails; @post: else destroyed
+ * unposted.
+ */
+static void keys_io_case(struct kunit *test, bool read, bool post,
+			 bool bad_rkey, const char *what)
+{
+	struct keys_named k[KEYS_MAX_KEYS];
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct rdma_io_ctx ctx;
+	struct io_local *l;
+	unsigned int n;
+	u32 rkey;
+	int st;
+
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, 1, 8);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
+	if (!read)
+		mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_LOCAL);
+	rkey = bad_rkey ? owner->rkey ^ 0x80 : owner->rkey;
+	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, pool, l, owner, rkey, read),
+			0);
+	n = keys_of(&ctx, k);
+	if (post) {
+		st = io_run(test, &pair->active, &ctx);
+		if (bad_rkey)
+			KUNIT_EXPECT_NE(test, st, IB_WC_SUCCESS);
+		else
+			KUNIT_EXPECT_EQ(test, st, IB_WC_SUCCESS);
+	} else {
+		rdma_io_ctx_destroy(&ctx, NULL);
+	}
+	keys_expect_dead(test, pair, k, n, &l->buf, what);
+}
+
+/*
+ * The hole: an iWARP READ whose completion failed never ran its
+ * READ_WITH_INV; its sink's STag grants REMOTE_WRITE.
+ */
+static void keys_iwarp_failed_read(struct kunit *test)
+{
+	keys_io_case(test, true, true, true,
+		     "memory of a failed iWARP READ after its destroy");
+}
+
+static void keys_failed_read(struct kunit *test)
+{
+	keys_io_case(test, true, true, true,
+		     "memory of a failed READ after its destroy");
+}
+
+static void keys_failed_write(struct kunit *test)
+{
+	keys_io_case(test, false, true, true,
+		     "memory of a failed WRITE after its destroy");
+}
+
+static void keys_success_read(struct kunit *test)
+{
+	keys_io_case(test, true, true, false,
+		     "memory of a READ after its destroy");
+}
+
+static void keys_success_write(struct kunit *test)
+{
+	keys_io_case(test, false, true, false,
+		     "memory of a WRITE after its destroy");
+}
+
+static void keys_never_posted(struct kunit *test)
+{
+	keys_io_case(test, true, false, false,
+		     "memory of an unposted READ after its destroy");
+}
+
+static void keys_map_post(struct kunit *test, struct mrcore_e2e_pair *pair,
+			  struct ib_send_wr *chain, struct mrcore_e2e_wait *w)
+{
+	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
+			mrcore_e2e_post(&pair->active, chain, w,
+					IO_TIMEOUT_MS));
+}
+
+static void keys_map_case(struct kunit *test, bool reset)
+{
+	struct ib_send_wr *chain = NULL;
+	struct mrcore_e2e_pair *pair;
+	struct mrcore_e2e_wait w;
+	struct keys_named k;
+	struct io_local *l;
+	struct rdma_mr *mr;
+
+	pair = io_pair(test);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
+	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mrcore_e2e_wait_init(&w);
+	rdma_mr_set_cqe(mr, &w.cqe);
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&k.key, &k.iova, mr, l->sg, 1,
+						  RDMA_MR_REMOTE_READ |
+						  RDMA_MR_REMOTE_WRITE,
+						  &chain));
+	keys_map_post(test, pair, chain, &w);
+	if (reset) {
+		KUNIT_EXPECT_EQ(test, 0, rdma_mr_reset(mr));
+	} else {
+		chain = NULL;
+		mrcore_e2e_wait_init(&w);
+		KUNIT_ASSERT_EQ(test, 0, rdma_invalidate_mr(mr, &chain));
+		keys_map_post(test, pair, chain, &w);
+		KUNIT_EXPECT_EQ(test, 0, rdma_unmap_mr(mr));
+	}
+	keys_expect_dead(test, pair, &k, 1, &l->buf,
+			 reset ? "memory of a reset MR" :
+				 "memory of an invalidated, unmapped MR");
+	rdma_destroy_mr(mr);
+}
+
+static void keys_map_unmap(struct kunit *test)
+{
+	keys_map_case(test, false);
+}
+
+static void keys_map_reset(struct kunit *test)
+{
+	keys_map_case(test, true);
+}
+
+static void keys_pool_destroy(struct kunit *test)
+{
+	struct keys_named k[KEYS_MAX_KEYS];
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct rdma_io_ctx ctx;
+	struct io_local *l;
+	unsigned int n;
+
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = rdma_io_pool_create(pair->active.qp, pair->active.cm_id->port_num,
+				   1, 8);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_LOCAL);
+	if (keys_init(test, &ctx, pool, l, owner, owner->rkey, false) <= 0) {
+		rdma_io_pool_destroy(pool);
+		KUNIT_FAIL(test, "I/O init");
+		return;
+	}
+	n = keys_of(&ctx, k);
+	KUNIT_EXPECT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	rdma_io_pool_destroy(pool);
+	keys_expect_dead(test, pair, k, n, &l->buf,
+			 "memory of a WRITE after its pool's destroy");
+}
+
+static struct kunit_case keys_siw_cases[] = {
+	KUNIT_CASE(keys_iwarp_failed_read),
+	KUNIT_CASE(keys_failed_write),
+	KUNIT_CASE(keys_success_read),
+	KUNIT_CASE(keys_success_write),
+	KUNIT_CASE(keys_never_posted),
+	KUNIT_CASE(keys_map_unmap),
+	KUNIT_CASE(keys_map_reset),
+	KUNIT_CASE(keys_pool_destroy),
+	{}
+};
+
+static struct kunit_case keys_rxe_cases[] = {
+	KUNIT_CASE(keys_failed_read),
+	KUNIT_CASE(keys_failed_write),
+	KUNIT_CASE(keys_success_read),
+	KUNIT_CASE(keys_success_write),
+	KUNIT_CASE(keys_never_posted),
+	KUNIT_CASE(keys_map_unmap),
+	KUNIT_CASE(keys_map_reset),
+	KUNIT_CASE(keys_pool_destroy),
+	{}
+};
+
+static struct kunit_suite keys_siw_suite = {
+	.name = "mrcore_keys_siw",
+	.init = mrcore_e2e_siw_suite_init,
+	.test_cases = keys_siw_cases,
+};
+
+static struct kunit_suite keys_rxe_suite = {
+	.name = "mrcore_keys_rxe",
+	.init = mrcore_e2e_rxe_suite_init,
+	.test_cases = keys_rxe_cases,
+};
+
+kunit_test_suites(&keys_siw_suite, &keys_rxe_suite);

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Rule 6 of the design: memory goes back to its owner only after every key
+// that names it is dead, on every path.  The attacker is a peer on another
+// connection to the same PD (MirrorTest::Attack()): right after the call
+// that gives the memory back returns, it WRITEs its own bytes and READs
+// through every key that named the memory.  Both must fail, the memory
+// must hold what its owner put there since, and no key may reach memory
+// that is no longer DMA-mapped.
+//
+// And rule 3: a key value does not come back within 65,536 uses of an MR
+// or of a pool.
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <vector>
+
+#include "io_fixture.h"
+
+namespace mirror {
+namespace {
+
+// What named the memory of an I/O or a mapping: key and address.
+struct Named {
+	u32 key;
+	u64 iova;
+	u32 len;
+};
+
+class KeyLifecycleTest : public IoTest,
+			 public ::testing::WithParamInterface<const sim::Profile *> {
+protected:
+	void SetUp() override { SetUpIo(*GetParam(), 2, 8); }
+
+	// The keys of an initialized I/O's MRs.
+	static std::vector<Named> KeysOf(const rdma_io_ctx &ctx)
+	{
+		std::vector<Named> v;
+
+		for (u32 i = 0; i < ctx.nr_mrs; i++)
+			v.push_back({ctx.mrs[i]->key, ctx.mrs[i]->iova,
+				     u32(std::min<u64>(ctx.mrs[i]->length, 64))});
+		return v;
+	}
+
+	// The owner reuses its memory at once (new bytes of round @seed);
+	// the attacker then tries every key that named it, WRITE and READ.
+	void ExpectAllDead(const std::vector<Named> &keys, Buffer &mem,
+			   unsigned int seed)
+	{
+		long dma_errors = sim::counters().dma_api_errors;
+
+		ASSERT_FALSE(keys.empty()) << "no key to try: the test tests nothing";
+		mem.fill(seed);
+		for (const Named &k : keys) {
+			attacker_src_.fill(seed + 1);
+			EXPECT_NE(Attack(IB_WR_RDMA_WRITE, k.iova, k.key,
+					 attacker_src_.at(0), k.len),
+				  IB_WC_SUCCESS)
+				<< "the attacker WROTE through key " << std::hex
+				<< k.key << " after the memory was given back";
+			EXPECT_TRUE(Untouched(mem))
+				<< "memory given back changed under key " << std::hex
+				<< k.key;
+			attacker_sink_.poison(seed + 2);
+			EXPECT_NE(Attack(IB_WR_RDMA_READ, k.iova, k.key,
+					 attacker_sink_.at(0), k.len),
+				  IB_WC_SUCCESS)
+				<< "the attacker READ through key " << std::hex
+				<< k.key << " after the memory was given back";
+			EXPECT_TRUE(Untouched(attacker_sink_))
+				<< "the attacker got bytes through key " << std::hex
+				<< k.key;
+		}
+		EXPECT_EQ(sim::counters().dma_api_errors, dma_errors)
+			<< "a key reached memory that was no longer DMA-mapped";
+	}
+
+	// An I/O through pool MRs, forced: frwr, or iwarp for an iWARP READ.
+	int InitMrIo(rdma_io_ctx *ctx, Sg *sg, bool read, u64 remote)
+	{
+		const char *b = read && GetParam()->iwarp ? "iwarp" : "frwr";
+
+		EXPECT_EQ(rdma_io_pool_force_backend(pool_, b), 0);
+		for (unsigned int i = 0; i < 4; i++)
+			sg->add(arena_, 2 * i, 0, PAGE_SIZE);
+		return rdma_io_ctx_init(ctx, pool_, sg->get(), sg->n(), 0, remote,
+					rkey(), read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	}
+
+	// Post an I/O, let the devices run it, and return the status of its
+	// last completion, however many WRs completed (a failure flushes the
+	// invalidations behind it).
+	ib_wc RunToEnd(rdma_io_ctx *ctx)
+	{
+		ib_cqe cqe{};
+		auto &cq = sim::completions(local_.qp);
+		size_t before = cq.size();
+
+		EXPECT_EQ(rdma_io_ctx_post(ctx, &cqe, nullptr), 0);
+		sim::drain();
+		EXPECT_GT(cq.size(), before);
+		return Wc(cq.size() > before ? cq.back().status :
+					       IB_WC_GENERAL_ERR_FOR_TESTS);
+	}
+
+	Buffer attacker_src_{1};
+	Buffer attacker_sink_{1};
+};
+
+// The hole this file was written for: an iWARP READ whose completion fails
+// (the peer's rkey is bad: remote access error) never ran its
+// READ_WITH_INV, so the sink's STag, registered with REMOTE_WRITE, was
+// still valid when rdma_io_ctx_destroy() returned the memory.
+TEST_P(KeyLifecycleTest, IwarpFailedReadSinkKeyDeadAtDestroy)
+{
+	if (!GetParam()->iwarp)
+		GTEST_SKIP() << "READ sinks are local-only here";
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 1);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
+	ASSERT_STREQ(rdma_io_ctx_backend(&ctx), "iwarp");
+	std::vector<Named> keys = KeysOf(ctx);
+	// The peer's key is wrong: the READ fails at the responder.
+	for (u32 i = 0; i < ctx.nr_mrs; i++)
+		ctx.wrs[i].rkey = rkey() ^ 0x80;
+	ib_wc wc = RunToEnd(&ctx);
+	ASSERT_EQ(wc.status, IB_WC_REM_ACCESS_ERR);
+	rdma_io_ctx_destroy(&ctx, &wc);
+	ExpectAllDead(keys, arena_, 2);
+}
+
+TEST_P(KeyLifecycleTest, SuccessfulReadKeysDeadAtDestroy)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 3);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sg, true));
+	rdma_io_ctx_destroy(&ctx, &wc);
+	ExpectAllDead(keys, arena_, 4);
+}
+
+TEST_P(KeyLifecycleTest, SuccessfulWriteKeysDeadAtDestroy)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(false, 5);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, false, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &wc);
+	ExpectAllDead(keys, arena_, 6);
+}
+
+TEST_P(KeyLifecycleTest, FailedWriteKeysDeadAtDestroy)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(false, 7);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, false, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	for (u32 i = 0; i < ctx.nr_mrs; i++)
+		ctx.wrs[i].rkey = rkey() ^ 0x80;
+	ib_wc wc = RunToEnd(&ctx);
+	ASSERT_NE(wc.status, IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &wc);
+	ExpectAllDead(keys, arena_, 8);
+}
+
+// The QP broke before the device ran the chain: every WR is flushed, the
+// registrations included (or not: the device may have run some).
+TEST_P(KeyLifecycleTest, FlushedReadKeysDeadAtDestroy)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 9);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_cqe cqe{};
+	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+	// The registrations run, then the QP breaks under the READs.
+	sim::step(local_.qp, 1);
+	sim::set_qp_error(local_.qp);
+	sim::drain();
+	auto &cq = sim::completions(local_.qp);
+	ASSERT_FALSE(cq.empty());
+	ib_wc wc = Wc(cq.back().status);
+	ASSERT_EQ(wc.status, IB_WC_WR_FLUSH_ERR);
+	rdma_io_ctx_destroy(&ctx, &wc);
+	ExpectAllDead(keys, arena_, 10);
+}
+
+TEST_P(KeyLifecycleTest, NeverPostedKeysDeadAtDestroy)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 11);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	rdma_io_ctx_destroy(&ctx, nullptr);
+	ExpectAllDead(keys, arena_, 12);
+}
+
+// An MR that served an I/O before: its previous, lazily kept key must be
+// dead too when the next I/O on it gives its memory back unposted.
+TEST_P(KeyLifecycleTest, NeverPostedAfterAnIoPreviousKeysDead)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 13);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ReplacePool(1, 8);
+	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &wc);
+	rdma_io_ctx ctx2;
+	Sg sg2;
+	ASSERT_GT(InitMrIo(&ctx2, &sg2, true, remote_.addr(0)), 0);
+	for (const Named &k : KeysOf(ctx2))
+		keys.push_back(k);
+	rdma_io_ctx_destroy(&ctx2, nullptr);
+	ExpectAllDead(keys, arena_, 14);
+}
+
+TEST_P(KeyLifecycleTest, PoolDestroyKeysDead)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(false, 15);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GT(InitMrIo(&ctx, &sg, false, remote_.addr(0)), 0);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &wc);
+	rdma_io_pool_destroy(pool_);
+	pool_ = nullptr;
+	ExpectAllDead(keys, arena_, 16);
+}
+
+// ---- the map API ---------------------------------------------------------
+
+class MapKeyLifecycleTest : public KeyLifecycleTest {
+protected:
+	// An rkey MR over the first page of the arena, registered.
+	rdma_mr *Expose(unsigned int ops, Named *n)
+	{
+		rdma_mr *mr = rdma_create_mr(local_.pd, 4, RDMA_MR_ROLE_RKEY);
+		ib_send_wr *chain = nullptr;
+
+		EXPECT_FALSE(IS_ERR(mr));
+		sg_.add(arena_, 0, 0, PAGE_SIZE);
+		EXPECT_EQ(rdma_map_sg_rkey(&n->key, &n->iova, mr, sg_.get(), sg_.n(),
+					   ops, &chain), 0);
+		Post(local_.qp, chain);
+		EXPECT_FALSE(sim::qp_in_error(local_.qp));
+		n->len = 64;
+		return mr;
+	}
+
+	Sg sg_;
+};
+
+TEST_P(MapKeyLifecycleTest, UnmapAfterInvalidateKeyDead)
+{
+	Named n;
+	rdma_mr *mr = Expose(RDMA_MR_REMOTE_READ | RDMA_MR_REMOTE_WRITE, &n);
+	ib_send_wr *inv = nullptr;
+
+	ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);
+	Post(local_.qp, inv);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	ExpectAllDead({n}, arena_, 21);
+	rdma_destroy_mr(mr);
+}
+
+TEST_P(MapKeyLifecycleTest, UnmapOfLocalKeyKeyDead)
+{
+	rdma_mr *mr = rdma_create_mr(local_.pd, 4, RDMA_MR_ROLE_LKEY);
+	ib_send_wr *chain = nullptr;
+	Named n{0, 0, 64};
+
+	ASSERT_FALSE(IS_ERR(mr));
+	sg_.add(arena_, 0, 0, PAGE_SIZE);
+	ASSERT_EQ(rdma_map_sg_lkey(&n.key, mr, sg_.get(), sg_.n(),
+				   RDMA_MR_LOCAL_WRITE_SRC, &chain), 0);
+	Post(local_.qp, chain);
+	n.iova = arena_.addr(0);
+	ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	ExpectAllDead({n}, arena_, 22);
+	rdma_destroy_mr(mr);
+}
+
+TEST_P(MapKeyLifecycleTest, ResetKeyDead)
+{
+	Named n;
+	rdma_mr *mr = Expose(RDMA_MR_REMOTE_READ | RDMA_MR_REMOTE_WRITE, &n);
+
+	ASSERT_EQ(rdma_mr_reset(mr), 0);
+	ExpectAllDead({n}, arena_, 23);
+	rdma_destroy_mr(mr);
+}
+
+// Destroying a mapped MR is a caller bug (it warns), but the key still dies
+// before the memory is released.
+TEST_P(MapKeyLifecycleTest, DestroyMappedKeyDead)
+{
+	Named n;
+	rdma_mr *mr = Expose(RDMA_MR_REMOTE_READ | RDMA_MR_REMOTE_WRITE, &n);
+
+	rdma_destroy_mr(mr);
+	expected_warnings_ = 1;
+	ExpectAllDead({n}, arena_, 24);
+}
+
+const sim::Profile *const kProfiles[] = {&sim::kRoce, &sim::kIwarp, &sim::kSiw};
+
+std::string ProfileName(const ::testing::TestParamInfo<const sim::Profile *> &i)
+{
+	return i.param->name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, KeyLifecycleTest, ::testing::ValuesIn(kProfiles),
+			 ProfileName);
+INSTANTIATE_TEST_SUITE_P(Profiles, MapKeyLifecycleTest, ::testing::ValuesIn(kProfiles),
+			 ProfileName);
+
+} // namespace
+} // namespace mirror
+
+namespace mirror {
+namespace {
+
+// Rule 3: key values do not come back.  The smallest distance, in uses,
+// between two hand-outs of one 32-bit key value; 0 if none came back.
+class KeyRecurrenceTest : public IoTest {
+protected:
+	void Use(u32 key)
+	{
+		auto [it, fresh] = last_.try_emplace(key, uses_);
+		if (!fresh) {
+			u64 d = uses_ - it->second;
+			min_ = min_ ? std::min(min_, d) : d;
+			it->second = uses_;
+		}
+		uses_++;
+	}
+
+	void Report(const char *what)
+	{
+		std::cout << "[ keys     ] " << what << ": " << uses_ << " keys, "
+			  << last_.size() << " distinct, minimum recurrence distance "
+			  << (min_ ? std::to_string(min_) : std::string("none"))
+			  << "\n";
+	}
+
+	std::map<u32, u64> last_;
+	u64 uses_ = 0;
+	u64 min_ = 0;
+};
+
+TEST_F(KeyRecurrenceTest, OneMrMapped70000Times)
+{
+	SetUpNodes(sim::kRoce);
+	Buffer buf(1);
+	Sg sg;
+	sg.add(buf, 0, 0, PAGE_SIZE);
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	for (int i = 0; i < 70000; i++) {
+		ib_send_wr *chain = nullptr;
+		u32 rkey;
+		u64 iova;
+
+		ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), sg.n(),
+					   RDMA_MR_REMOTE_READ, &chain), 0);
+		Post(local_.qp, chain);
+		chain = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0) << "map " << i;
+		Post(local_.qp, chain);
+		ASSERT_FALSE(sim::qp_in_error(local_.qp)) << "map " << i;
+		ASSERT_EQ(rdma_unmap_mr(mr), 0);
+		Use(rkey);
+	}
+	rdma_destroy_mr(mr);
+	Report("one MR, 70000 maps");
+	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
+}
+
+TEST_F(KeyRecurrenceTest, PoolOf4For70000Ios)
+{
+	SetUpIo(sim::kRoce, 4, 1);
+	ASSERT_EQ(rdma_io_pool_size(pool_), 4u);
+	ExposeRemote(PAGE_SIZE);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	for (int i = 0; i < 70000; i++) {
+		rdma_io_ctx ctx;
+		Sg sg;
+
+		sg.add(arena_, 0, 0, 64);
+		ASSERT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(), DMA_TO_DEVICE) > 0,
+			  true) << "I/O " << i;
+		ASSERT_EQ(ctx.nr_mrs, 1u);
+		Use(ctx.mrs[0]->key);
+		ib_wc wc = Wc(RunIo(&ctx));
+		ASSERT_EQ(wc.status, IB_WC_SUCCESS) << "I/O " << i;
+		rdma_io_ctx_destroy(&ctx, &wc);
+	}
+	Report("pool of 4, 70000 I/Os");
+	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
+}
+
+// A peer kept the key of map 0; after 256 more maps the MR exposes new
+// data.  The old key must not read it.
+TEST_F(KeyRecurrenceTest, StaleKeyReadAtMap256Fails)
+{
+	SetUpNodes(sim::kRoce);
+	Buffer buf(1), peer_mem(1);
+	Sg sg;
+	sg.add(buf, 0, 0, PAGE_SIZE);
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	u32 key0 = 0;
+	for (int i = 0; i <= 256; i++) {
+		ib_send_wr *chain = nullptr;
+		u32 rkey;
+		u64 iova;
+
+		ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), sg.n(),
+					   RDMA_MR_REMOTE_READ, &chain), 0);
+		Post(local_.qp, chain);
+		if (!i)
+			key0 = rkey;
+		if (i == 256) {
+			buf.fill(256);
+			peer_mem.poison(1);
+			EXPECT_NE(Attack(IB_WR_RDMA_READ, iova, key0,
+					 peer_mem.at(0), 64),
+				  IB_WC_SUCCESS) << "the key of map 0 read map 256";
+			EXPECT_TRUE(Untouched(peer_mem)) << "the stale key read new data";
+		}
+		chain = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
+		Post(local_.qp, chain);
+		ASSERT_EQ(rdma_unmap_mr(mr), 0);
+	}
+	rdma_destroy_mr(mr);
+}
+
+} // namespace
+} // namespace mirror
