@@ -2,7 +2,12 @@
 #
 # rdma-mrcore top-level targets.  kbuild itself reads ./Kbuild.
 #
-#   make modules [KDIR=...]   build the modules (W=1)
+#   make modules [KDIR=...]   build the modules (W=1); add
+#                             CONFIG_RDMA_MRCORE_TEST_HOOKS=y for the test hooks
+#   make install              modules_install (INSTALL_MOD_DIR=updates) + install-dev
+#   make install-dev          public headers and Module.symvers, for out-of-tree
+#                             ULPs: $(DESTDIR)$(PREFIX)/src/rdma-mrcore-<VERSION>/
+#   make install-dkms         the DKMS source tree, $(DESTDIR)$(PREFIX)/src/rdma-mrcore-<VERSION>/
 #   make demo                 boot the test kernel and move data on rxe and siw
 #   make bench                mrcore vs ib_core's rdma_rw vs perftest, on the bench kernel
 #   make check                every test layer; last line "check: N passed, M failed"
@@ -29,7 +34,7 @@ endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
 	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror \
-	bench-vs-rw mutants
+	bench-vs-rw mutants install install-dev install-dkms
 
 all: modules
 
@@ -44,6 +49,38 @@ modules:
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean; fi
 	rm -rf build
+
+# Installation.  One tree per version, $(DESTDIR)$(PREFIX)/src/rdma-mrcore-<VERSION>:
+# the DKMS source tree (install-dkms) and what an out-of-tree ULP builds
+# against (install-dev): include/rdma/mrcore*.h, the same headers in both, and
+# <kernelrelease>/Module.symvers of the modules built for that kernel (pass
+# it in KBUILD_EXTRA_SYMBOLS; Documentation/ulp-guide.rst).
+PKG_VERSION := $(shell cat $(TOP)/VERSION)
+PREFIX ?= /usr
+DESTDIR ?=
+PKGDIR = $(DESTDIR)$(PREFIX)/src/rdma-mrcore-$(PKG_VERSION)
+KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+HEADERS := $(wildcard $(TOP)/include/rdma/mrcore*.h)
+
+install: install-dev
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=updates modules_install
+
+install-dev: modules
+	@[ -n "$(KRELEASE)" ] || { echo "install-dev: no kernel release in $(KDIR)" >&2; exit 2; }
+	install -d $(PKGDIR)/include/rdma $(PKGDIR)/$(KRELEASE)
+	@# from the installed DKMS tree itself, the headers are already there
+	for h in $(HEADERS); do \
+		[ "$$h" -ef "$(PKGDIR)/include/rdma/$${h##*/}" ] || \
+			install -m 0644 "$$h" $(PKGDIR)/include/rdma/ || exit 1; \
+	done
+	install -m 0644 $(TOP)/Module.symvers $(PKGDIR)/$(KRELEASE)/Module.symvers
+
+# What DKMS builds from: the kbuild files, the kernel sources, the compat
+# probes, dkms.conf, VERSION, COPYING and this Makefile (for install-dev).
+install-dkms:
+	install -d $(PKGDIR)
+	cd $(TOP) && scripts/dist-files.sh | tar -cf - -T - | tar -C $(PKGDIR) -xf -
 
 check:
 	@scripts/check.sh

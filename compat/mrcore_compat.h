@@ -15,10 +15,15 @@
 /*
  * Symbol namespaces: EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS() take a
  * bare token up to 6.12 (MRCORE_HAVE_NS_TOKEN), a string literal from 6.13
- * on.  The harness's namespace is then the string, under the same name, so
- * the code says EXPORT_SYMBOL_NS_GPL(sym, MRCORE_HARNESS) on every kernel.
+ * on.  Each namespace is then the string, under the same name, so the code
+ * says EXPORT_SYMBOL_NS_GPL(sym, RDMA_MRCORE) and
+ * MODULE_IMPORT_NS(RDMA_MRCORE) on every kernel.
+ *
+ * RDMA_MRCORE: every export of rdma_mrcore.ko and of the ULP adapters.
+ * MRCORE_HARNESS: the test harness's exports (kunit/mrcore_harness.h).
  */
 #ifndef MRCORE_HAVE_NS_TOKEN
+#define RDMA_MRCORE "RDMA_MRCORE"
 #define MRCORE_HARNESS "MRCORE_HARNESS"
 #endif
 

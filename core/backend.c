@@ -99,7 +99,7 @@ unlock:
 	mutex_unlock(&mrcore_backends_lock);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(rdma_mr_backend_register);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_backend_register, RDMA_MRCORE);
 
 /**
  * rdma_mr_backend_unregister() - withdraw a backend
@@ -120,7 +120,7 @@ void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops)
 	mutex_unlock(&mrcore_backends_lock);
 	synchronize_rcu();
 }
-EXPORT_SYMBOL_GPL(rdma_mr_backend_unregister);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_backend_unregister, RDMA_MRCORE);
 
 /**
  * mrcore_backend_get() - pick the MR backend for a device

@@ -4,9 +4,9 @@
  *
  *   force_backend   read/write: the backend every I/O must use ("" for the
  *                   cost model's choice); the same buffer as the module
- *                   parameter force_backend.
+ *                   parameter force_backend.  A test hook.
  *   fault/<point>   read "skip times hits", write "skip times": fault
- *                   injection (core/fault.c); "0 0" disarms.
+ *                   injection (core/fault.c); "0 0" disarms.  A test hook.
  *   devices/<dev>/  per device: counters, backends and the cost model's
  *                   weights (core/device.c).
  */
@@ -14,6 +14,7 @@
 
 static struct dentry *mrcore_debugfs_dir;
 
+#ifdef CONFIG_RDMA_MRCORE_TEST_HOOKS
 static ssize_t force_backend_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
@@ -87,6 +88,25 @@ static const struct file_operations fault_fops = {
 	.llseek = default_llseek,
 };
 
+/* The test hooks' files: force_backend and fault/<point>. */
+static void mrcore_debugfs_test_hooks(void)
+{
+	struct dentry *faults;
+	uintptr_t i;
+
+	debugfs_create_file("force_backend", 0600, mrcore_debugfs_dir, NULL,
+			    &force_backend_fops);
+	faults = debugfs_create_dir("fault", mrcore_debugfs_dir);
+	for (i = 0; i < MRCORE_FAULT_NR; i++)
+		debugfs_create_file(mrcore_fault_name(i), 0600, faults,
+				    (void *)i, &fault_fops);
+}
+#else
+static void mrcore_debugfs_test_hooks(void)
+{
+}
+#endif
+
 /**
  * mrcore_debugfs_init() - create the module's debugfs files
  *
@@ -97,16 +117,8 @@ static const struct file_operations fault_fops = {
  */
 struct dentry *mrcore_debugfs_init(void)
 {
-	struct dentry *faults;
-	uintptr_t i;
-
 	mrcore_debugfs_dir = debugfs_create_dir("rdma_mrcore", NULL);
-	debugfs_create_file("force_backend", 0600, mrcore_debugfs_dir, NULL,
-			    &force_backend_fops);
-	faults = debugfs_create_dir("fault", mrcore_debugfs_dir);
-	for (i = 0; i < MRCORE_FAULT_NR; i++)
-		debugfs_create_file(mrcore_fault_name(i), 0600, faults,
-				    (void *)i, &fault_fops);
+	mrcore_debugfs_test_hooks();
 	return mrcore_debugfs_dir;
 }
 

@@ -399,7 +399,7 @@ int rdma_mrcore_device_counter(struct ib_device *ibdev, const char *name,
 	mrcore_device_put(mdev);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(rdma_mrcore_device_counter);
+EXPORT_SYMBOL_NS_GPL(rdma_mrcore_device_counter, RDMA_MRCORE);
 
 /* DMA mappings made by the core and not yet released, on every device. */
 DEFINE_PER_CPU(long, mrcore_dma_live);
@@ -424,7 +424,7 @@ long rdma_mrcore_dma_maps_live(void)
 		n += per_cpu(mrcore_dma_live, cpu);
 	return n;
 }
-EXPORT_SYMBOL_GPL(rdma_mrcore_dma_maps_live);
+EXPORT_SYMBOL_NS_GPL(rdma_mrcore_dma_maps_live, RDMA_MRCORE);
 
 /**
  * rdma_mrcore_devices_live() - how many device states exist
@@ -439,7 +439,7 @@ int rdma_mrcore_devices_live(void)
 {
 	return atomic_read(&mrcore_devices_live);
 }
-EXPORT_SYMBOL_GPL(rdma_mrcore_devices_live);
+EXPORT_SYMBOL_NS_GPL(rdma_mrcore_devices_live, RDMA_MRCORE);
 
 /**
  * mrcore_devices_init() - register the ib_client

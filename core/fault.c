@@ -92,7 +92,7 @@ int rdma_mrcore_fault_arm(const char *name, u32 skip, u32 times)
 	mutex_unlock(&mrcore_fault_lock);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rdma_mrcore_fault_arm);
+EXPORT_SYMBOL_NS_GPL(rdma_mrcore_fault_arm, RDMA_MRCORE);
 
 /**
  * rdma_mrcore_fault_hits() - failures a point injected since it was armed
@@ -110,7 +110,7 @@ int rdma_mrcore_fault_hits(const char *name)
 			return atomic_read(&mrcore_faults[i].hits);
 	return -EINVAL;
 }
-EXPORT_SYMBOL_GPL(rdma_mrcore_fault_hits);
+EXPORT_SYMBOL_NS_GPL(rdma_mrcore_fault_hits, RDMA_MRCORE);
 
 /**
  * mrcore_fault_name() - the name of an injection point

@@ -42,7 +42,7 @@ u32 rdma_io_cost(const struct rdma_io_weights *w, u32 wrs, u32 mrs, u32 pages,
 {
 	return wrs * w->wr + mrs * w->mr + pages * w->page + sges * w->sge;
 }
-EXPORT_SYMBOL_GPL(rdma_io_cost);
+EXPORT_SYMBOL_NS_GPL(rdma_io_cost, RDMA_MRCORE);
 
 /*
  * The weights, per transport, in units of one SGE fetched by the HCA.  A WR
@@ -145,7 +145,7 @@ int rdma_io_alloc_wrs(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges)
 {
 	return mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0, true);
 }
-EXPORT_SYMBOL_GPL(rdma_io_alloc_wrs);
+EXPORT_SYMBOL_NS_GPL(rdma_io_alloc_wrs, RDMA_MRCORE);
 
 static bool mrcore_io_iwarp_read(const struct rdma_io_ctx *ctx)
 {
@@ -855,7 +855,7 @@ unmap_dma:
 	mrcore_dma_unmap_sg(pool->info.dev, pool->mdev, sg, sg_cnt, dir);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(rdma_io_ctx_init);
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
 
 /**
  * rdma_io_ctx_wrs() - the WR chain of an I/O, ready to post
@@ -879,7 +879,7 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 	mrcore_stat_add(ctx->pool->mdev, MRCORE_STAT_WRS, ctx->nr_wrs);
 	return ctx->first;
 }
-EXPORT_SYMBOL_GPL(rdma_io_ctx_wrs);
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 
 /**
  * rdma_io_ctx_post() - post an I/O with one ib_post_send()
@@ -916,7 +916,7 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 	trace_mrcore_io_post(ctx, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(rdma_io_ctx_post);
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_post, RDMA_MRCORE);
 
 /*
  * After a successful completion every MR goes back at once: its key is dead
@@ -1000,7 +1000,7 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 			    ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);
 }
-EXPORT_SYMBOL_GPL(rdma_io_ctx_destroy);
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_destroy, RDMA_MRCORE);
 
 /**
  * rdma_io_ctx_backend() - which backend moves an I/O
@@ -1013,4 +1013,4 @@ const char *rdma_io_ctx_backend(const struct rdma_io_ctx *ctx)
 {
 	return ctx->backend->name;
 }
-EXPORT_SYMBOL_GPL(rdma_io_ctx_backend);
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_backend, RDMA_MRCORE);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdma-mrcore module entry points: the built-in backends and the test knobs.
+ * rdma-mrcore module entry points: the built-in backends and the test knobs
+ * (only in a build with CONFIG_RDMA_MRCORE_TEST_HOOKS).
  */
 #include "mrcore_internal.h"
 
+#ifdef CONFIG_RDMA_MRCORE_TEST_HOOKS
 char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
 
 /* A new name makes every pool resolve its backends again. */
@@ -30,6 +32,7 @@ module_param_cb(force_backend, &mrcore_force_backend_ops,
 		&mrcore_force_backend_kps, 0644);
 MODULE_PARM_DESC(force_backend,
 		 "Backend every I/O must use (frwr, iwarp, fmr, multiread); empty: the cost model decides. For tests.");
+#endif
 
 static struct rdma_mr_backend_ops *const mrcore_builtin[] = {
 	&mrcore_multiread_ops,
@@ -78,3 +81,4 @@ module_exit(mrcore_exit);
 
 MODULE_DESCRIPTION("Memory registration and RDMA READ/WRITE for in-kernel RDMA ULPs");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);

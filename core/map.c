@@ -69,7 +69,7 @@ put_backend:
 	mrcore_backend_put(ops);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(rdma_create_mr);
+EXPORT_SYMBOL_NS_GPL(rdma_create_mr, RDMA_MRCORE);
 
 static bool mrcore_dma_mapped(const struct rdma_mr *mr)
 {
@@ -116,7 +116,7 @@ void rdma_destroy_mr(struct rdma_mr *mr)
 	kfree(mr);
 	mrcore_backend_put(ops);
 }
-EXPORT_SYMBOL_GPL(rdma_destroy_mr);
+EXPORT_SYMBOL_NS_GPL(rdma_destroy_mr, RDMA_MRCORE);
 
 /**
  * rdma_mr_set_cqe() - ask for completions of the WRs the core builds
@@ -132,7 +132,7 @@ void rdma_mr_set_cqe(struct rdma_mr *mr, struct ib_cqe *cqe)
 {
 	mr->cqe = cqe;
 }
-EXPORT_SYMBOL_GPL(rdma_mr_set_cqe);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_set_cqe, RDMA_MRCORE);
 
 static int mrcore_mr_replace(struct rdma_mr *mr);
 
@@ -290,7 +290,7 @@ int rdma_map_sg_lkey(u32 *lkey, struct rdma_mr *mr, struct scatterlist *sg,
 	*lkey = mr->key;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rdma_map_sg_lkey);
+EXPORT_SYMBOL_NS_GPL(rdma_map_sg_lkey, RDMA_MRCORE);
 
 /**
  * rdma_map_sg_rkey() - expose memory to the peer
@@ -334,7 +334,7 @@ int rdma_map_sg_rkey(u32 *rkey, u64 *iova, struct rdma_mr *mr,
 	*iova = mr->iova;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rdma_map_sg_rkey);
+EXPORT_SYMBOL_NS_GPL(rdma_map_sg_rkey, RDMA_MRCORE);
 
 /**
  * rdma_invalidate_mr() - kill the key of a mapped MR
@@ -364,7 +364,7 @@ int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 	trace_mrcore_invalidate_local(mr);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rdma_invalidate_mr);
+EXPORT_SYMBOL_NS_GPL(rdma_invalidate_mr, RDMA_MRCORE);
 
 /**
  * rdma_mr_remote_invalidated() - record that the HCA already killed the key
@@ -386,7 +386,7 @@ int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
 	trace_mrcore_invalidate_remote(mr);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rdma_mr_remote_invalidated);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_remote_invalidated, RDMA_MRCORE);
 
 /*
  * Kill @mr's key by giving it a fresh device MR: the old one is released
@@ -483,7 +483,7 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 		return -EINVAL;
 	}
 }
-EXPORT_SYMBOL_GPL(rdma_unmap_mr);
+EXPORT_SYMBOL_NS_GPL(rdma_unmap_mr, RDMA_MRCORE);
 
 /**
  * rdma_mr_reset() - kill an MR's key whatever its state, and free it
@@ -507,7 +507,7 @@ int rdma_mr_reset(struct rdma_mr *mr)
 		return -EINVAL;
 	return mrcore_mr_recycle(mr);
 }
-EXPORT_SYMBOL_GPL(rdma_mr_reset);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_reset, RDMA_MRCORE);
 
 /**
  * mrcore_mr_recycle() - kill an MR's key by replacing its device MR
@@ -557,7 +557,7 @@ u32 rdma_mr_max_pages(const struct rdma_mr *mr)
 {
 	return mr->max_pages;
 }
-EXPORT_SYMBOL_GPL(rdma_mr_max_pages);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_max_pages, RDMA_MRCORE);
 
 /**
  * rdma_mr_length() - bytes covered by an MR's current mapping
@@ -570,4 +570,4 @@ u64 rdma_mr_length(const struct rdma_mr *mr)
 {
 	return mrcore_dma_mapped(mr) ? mr->length : 0;
 }
-EXPORT_SYMBOL_GPL(rdma_mr_length);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_length, RDMA_MRCORE);

@@ -33,6 +33,8 @@
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
+#include "mrcore_compat.h"
+
 #include "mrcore_priv.h"
 #include "mrcore_trace.h"
 

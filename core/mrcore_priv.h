@@ -478,6 +478,13 @@ enum mrcore_fault_point {
 	MRCORE_FAULT_NR,
 };
 
+/*
+ * Test hooks (fault injection, the force_backend module parameter and
+ * debugfs file) exist only in a build with CONFIG_RDMA_MRCORE_TEST_HOOKS
+ * (Kbuild).  Without them no point ever fails and no backend is forced but
+ * by a pool's own rdma_io_pool_force_backend().
+ */
+#ifdef CONFIG_RDMA_MRCORE_TEST_HOOKS
 DECLARE_STATIC_KEY_FALSE(mrcore_fault_key);
 bool __mrcore_should_fail(enum mrcore_fault_point point);
 const char *mrcore_fault_name(enum mrcore_fault_point point);
@@ -489,6 +496,17 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 	return static_branch_unlikely(&mrcore_fault_key) &&
 	       __mrcore_should_fail(point);
 }
+
+extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
+#else
+static inline bool mrcore_should_fail(enum mrcore_fault_point point)
+{
+	return false;
+}
+
+/* An empty name of the parameter's size: the cost model decides. */
+#define mrcore_force_backend ((const char[MRCORE_BACKEND_NAME_LEN]) { 0 })
+#endif
 
 DECLARE_PER_CPU(long, mrcore_dma_live);
 
@@ -547,8 +565,6 @@ static inline void mrcore_dma_unmap_sg(struct ib_device *dev,
 
 struct dentry *mrcore_debugfs_init(void);
 void mrcore_debugfs_exit(void);
-
-extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
 
 extern struct rdma_mr_backend_ops mrcore_frwr_ops;
 extern struct rdma_mr_backend_ops mrcore_iwarp_ops;

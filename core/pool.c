@@ -53,7 +53,7 @@ u32 rdma_io_mr_factor(struct ib_device *dev, u32 port_num, u32 max_pages)
 {
 	return mrcore_pool_factor(mrcore_mr_pages(dev), max_pages);
 }
-EXPORT_SYMBOL_GPL(rdma_io_mr_factor);
+EXPORT_SYMBOL_NS_GPL(rdma_io_mr_factor, RDMA_MRCORE);
 
 /**
  * rdma_io_send_wrs_per_ctx() - send queue entries one I/O may use
@@ -78,7 +78,7 @@ u32 rdma_io_send_wrs_per_ctx(struct ib_device *dev, u32 port_num,
 
 	return max_t(u32, by_mr, DIV_ROUND_UP(max_pages + 1, sge));
 }
-EXPORT_SYMBOL_GPL(rdma_io_send_wrs_per_ctx);
+EXPORT_SYMBOL_NS_GPL(rdma_io_send_wrs_per_ctx, RDMA_MRCORE);
 
 static void mrcore_pool_recycle_work(struct work_struct *work)
 {
@@ -354,7 +354,7 @@ free_pool:
 	mrcore_pool_free(pool);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_create);
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
 
 /**
  * rdma_io_pool_destroy() - free a pool and its MRs
@@ -373,7 +373,7 @@ void rdma_io_pool_destroy(struct rdma_io_pool *pool)
 	WARN_ON_ONCE(pool->nr_free != pool->nr_total);
 	mrcore_pool_free(pool);
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_destroy);
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_destroy, RDMA_MRCORE);
 
 /**
  * rdma_io_pool_force_backend() - make every I/O of a pool use one backend
@@ -401,7 +401,7 @@ int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name)
 	WRITE_ONCE(pool->io_gen, 0);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_force_backend);
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_force_backend, RDMA_MRCORE);
 
 /**
  * mrcore_pool_take() - take MRs for one I/O, all or none
@@ -521,7 +521,7 @@ rdma_io_pool_get_info(const struct rdma_io_pool *pool)
 {
 	return &pool->info;
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_get_info);
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_get_info, RDMA_MRCORE);
 
 /**
  * rdma_io_pool_size() - MRs a pool owns
@@ -534,7 +534,7 @@ u32 rdma_io_pool_size(const struct rdma_io_pool *pool)
 {
 	return pool->nr_total;
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_size);
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_size, RDMA_MRCORE);
 
 /**
  * rdma_io_pool_drain() - wait until quarantined MRs are back in the pool
@@ -548,4 +548,4 @@ u32 rdma_io_pool_drain(struct rdma_io_pool *pool)
 	flush_work(&pool->recycle_work);
 	return pool->nr_free;
 }
-EXPORT_SYMBOL_GPL(rdma_io_pool_drain);
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_drain, RDMA_MRCORE);

@@ -303,4 +303,4 @@ int rdma_mr_sg_pages(const struct rdma_mr *mr, u64 *pages, u32 max)
 	}
 	return n;
 }
-EXPORT_SYMBOL_GPL(rdma_mr_sg_pages);
+EXPORT_SYMBOL_NS_GPL(rdma_mr_sg_pages, RDMA_MRCORE);

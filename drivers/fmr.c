@@ -112,7 +112,7 @@ int rdma_fmr_register(struct ib_device *dev, const struct rdma_fmr_ops *ops,
 	spin_unlock(&fmr_devs_lock);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rdma_fmr_register);
+EXPORT_SYMBOL_NS_GPL(rdma_fmr_register, RDMA_MRCORE);
 
 /**
  * rdma_fmr_unregister() - withdraw a device's FMR callbacks
@@ -132,7 +132,7 @@ void rdma_fmr_unregister(struct ib_device *dev)
 	spin_unlock(&fmr_devs_lock);
 	kfree(fdev);
 }
-EXPORT_SYMBOL_GPL(rdma_fmr_unregister);
+EXPORT_SYMBOL_NS_GPL(rdma_fmr_unregister, RDMA_MRCORE);
 
 /**
  * rdma_fmr_flushes() - batch flushes made on a device
@@ -148,7 +148,7 @@ u32 rdma_fmr_flushes(struct ib_device *dev)
 
 	return fdev ? fdev->flushes : 0;
 }
-EXPORT_SYMBOL_GPL(rdma_fmr_flushes);
+EXPORT_SYMBOL_NS_GPL(rdma_fmr_flushes, RDMA_MRCORE);
 
 /* Kill the keys of every dirty MR of @fdev in one unmap call. */
 static void fmr_flush_locked(struct fmr_dev *fdev)

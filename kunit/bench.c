@@ -1229,4 +1229,6 @@ module_exit(mrcore_bench_exit);
 
 MODULE_DESCRIPTION("rdma-mrcore benchmark: the READ/WRITE helper against ib_core's RDMA R/W API on siw and rxe");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
 MODULE_IMPORT_NS(MRCORE_HARNESS);

@@ -954,4 +954,6 @@ kunit_test_suites(&e2e_siw_suite, &e2e_rxe_suite);
 
 MODULE_DESCRIPTION("rdma-mrcore end-to-end KUnit suites on siw and rxe");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
 MODULE_IMPORT_NS(MRCORE_HARNESS);

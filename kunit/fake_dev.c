@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
+#include "mrcore_compat.h"
 
 static struct fake_dev *to_fake(struct ib_device *dev)
 {
@@ -233,3 +234,5 @@ u8 *fake_arena_alloc(struct kunit *test, unsigned int pages)
 
 MODULE_DESCRIPTION("rdma-mrcore KUnit: fake devices, map cases, scenarios, FMR");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);

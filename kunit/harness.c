@@ -1194,3 +1194,5 @@ module_exit(mrcore_harness_exit);
 
 MODULE_DESCRIPTION("rdma-mrcore e2e harness: connected QP pairs on rxe and siw");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);

@@ -244,4 +244,6 @@ kunit_test_suites(&io_siw_suite, &io_rxe_suite);
 
 MODULE_DESCRIPTION("rdma-mrcore end-to-end KUnit suites of the READ/WRITE helper on siw and rxe");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
 MODULE_IMPORT_NS(MRCORE_HARNESS);

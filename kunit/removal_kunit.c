@@ -268,4 +268,6 @@ kunit_test_suites(&removal_siw_suite, &removal_rxe_suite);
 
 MODULE_DESCRIPTION("rdma-mrcore KUnit suites: device removal with resources held");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
 MODULE_IMPORT_NS(MRCORE_HARNESS);

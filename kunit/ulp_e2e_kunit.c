@@ -497,4 +497,6 @@ kunit_test_suites(&nfs_siw_suite, &nfs_rxe_suite, &iser_siw_suite,
 
 MODULE_DESCRIPTION("rdma-mrcore end-to-end KUnit suites of the NFS-style and iSER-style adapters on siw and rxe");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
 MODULE_IMPORT_NS(MRCORE_HARNESS);

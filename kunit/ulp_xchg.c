@@ -809,4 +809,6 @@ EXPORT_SYMBOL_NS_GPL(mrcore_xchg_probe, MRCORE_HARNESS);
 
 MODULE_DESCRIPTION("rdma-mrcore NFS-style and iSER-style exchanges through the ULP adapters, for tests and the demo");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
 MODULE_IMPORT_NS(MRCORE_HARNESS);

@@ -12,7 +12,8 @@ H61=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
 H612=$(ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sort -V | tail -n1)
 
 steps=(
-	# W=1 and sparse C=2 in one build per kernel; any warning of either fails
+	# W=1 and sparse C=2 in one build per kernel, with the test hooks and
+	# without (production); any warning of either fails
 	"build-6.1|scripts/module-build.sh 6.1 ${H61:-/nonexistent} sparse"
 	"build-6.12|scripts/module-build.sh 6.12 ${H612:-/nonexistent} sparse"
 	"checkpatch|scripts/checkpatch.sh"
@@ -24,6 +25,9 @@ steps=(
 	"ulp-loc|scripts/ulp-loc.sh --check"
 	"docs|scripts/docs.sh"
 	"dkms|scripts/dkms-check.sh"
+	# make install from the shipped tree, then samples/mrcore-ulp built
+	# against the installed headers + Module.symvers (KBUILD_EXTRA_SYMBOLS)
+	"install|scripts/install-check.sh"
 	"mirror|scripts/mirror.sh"
 	"fuzz|scripts/fuzz.sh"
 	"soak|scripts/soak.sh"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Prove that dkms.conf works with Debian's DKMS: "dkms add", "dkms build -k
+# First, dkms.conf's PACKAGE_VERSION must be the literal of ./VERSION (the
+# one place the version is set): Debian's dh_dkms reads it with a regular
+# expression, so it cannot be computed.
+#
+# Then prove that dkms.conf works with Debian's DKMS: "dkms add", "dkms build -k
 # <6.12 version>" and "dkms install" against the installed 6.12 headers,
 # all in a scratch tree.  Nothing of the running system is touched: DKMS's
 # own --dkmstree/--sourcetree/--installtree/--kernelsourcedir options point
@@ -9,7 +13,9 @@
 # and the module-signing key DKMS generates goes to the scratch tree too
 # (mok_signing_key/mok_certificate, which DKMS takes from the environment).
 # Then checks that the built and the installed module exist and that modinfo
-# reads them (vermagic = the target kernel), uninstalls, removes, cleans up.
+# reads them (vermagic = the target kernel, version = VERSION, no test-hook
+# parameter), that the POST_BUILD script kept Module.symvers in the DKMS
+# tree, uninstalls, removes, cleans up.
 #
 #   scripts/dkms-check.sh [KERNELRELEASE]    default: newest 6.12 headers
 #
@@ -53,6 +59,12 @@ done
 
 version=$(cat "$TOP/VERSION")
 [ -n "$version" ] || fail "VERSION is empty"
+# What dh_dkms matches: a PACKAGE_VERSION="..." line with a literal value.
+conf_version=$(sed -n 's/^PACKAGE_VERSION="\([^"$`]*\)"$/\1/p' "$TOP/dkms.conf")
+[ -n "$conf_version" ] ||
+	fail "dkms.conf: no literal PACKAGE_VERSION=\"...\" line (dh_dkms cannot read it)"
+[ "$conf_version" = "$version" ] ||
+	fail "dkms.conf: PACKAGE_VERSION=\"$conf_version\", VERSION says $version: make them equal"
 name=rdma-mrcore
 arch=$(uname -m)
 
@@ -62,15 +74,11 @@ stage=$scratch/stage src=$scratch/source tree=$scratch/dkms inst=$scratch/instal
 mkdir -p "$stage" "$src" "$tree" "$inst/$kver"
 log=$scratch/dkms.log
 
-# What a source package ships for DKMS: the kbuild files, the kernel sources,
-# the compat probes, dkms.conf and VERSION.  Not build/, not the mirror.
-(
-	cd "$TOP"
-	scripts/kernel-sources.sh
-	printf '%s\n' Kbuild dkms.conf VERSION
-	ls kunit/Kbuild 2>/dev/null || true
-	git ls-files --cached --others --exclude-standard -- compat
-) | sort -u | tar -C "$TOP" -cf - -T - | tar -C "$stage" -xf -
+# What a source package ships for DKMS (make install-dkms,
+# scripts/dist-files.sh).
+make -s -C "$TOP" install-dkms DESTDIR="$stage" >"$scratch/install-dkms.log" 2>&1 ||
+	{ cat "$scratch/install-dkms.log"; fail "make install-dkms failed"; }
+stage=$stage/usr/src/$name-$version
 
 # Snapshot of what DKMS would touch by default, to prove it did not.
 snapshot() {
@@ -116,8 +124,16 @@ for mod in "${mods[@]}"; do
 		vm=$(modinfo -F vermagic "$m") || fail "modinfo cannot read $m"
 		[ "${vm%% *}" = "$kver" ] || fail "$m: vermagic '$vm', expected $kver"
 		modinfo -F license "$m" | grep -qx GPL || fail "$m: license is not GPL"
+		[ "$(modinfo -F version "$m")" = "$version" ] ||
+			fail "$m: modinfo version is not $version"
+		if modinfo -F parm "$m" | grep -q force_backend; then
+			fail "$m: a test hook (force_backend) in the DKMS build"
+		fi
 	done
 done
+symvers=$tree/$name/$version/$kver/$arch/Module.symvers
+grep -q "	rdma_create_mr	.*	RDMA_MRCORE$" "$symvers" 2>/dev/null ||
+	fail "no Module.symvers with rdma_create_mr in RDMA_MRCORE at $symvers (POST_BUILD)"
 grep -q "Signing module" "$log" && [ -e "$mok_signing_key" ] ||
 	fail "DKMS did not sign with the scratch key (see $log)"
 status=$(dkms status "${opts[@]}" -m "$name" -v "$version" -k "$kver" 2>&1)
@@ -135,4 +151,4 @@ if [ "$before" != "$after" ]; then
 	diff <(echo "$before") <(echo "$after") >&2 || true
 	fail "system paths changed during the check (above)"
 fi
-echo "dkms-check: $name $version added, built, installed ($(for m in "${installed_all[@]}"; do basename "$m"; done | paste -sd' '), signed with a scratch key) and removed for $kver in a scratch tree"
+echo "dkms-check: $name $version (= dkms.conf) added, built, installed ($(for m in "${installed_all[@]}"; do basename "$m"; done | paste -sd' '), signed with a scratch key, Module.symvers kept) and removed for $kver in a scratch tree"

@@ -6,7 +6,9 @@
 #   scripts/guest-build.sh OUTDIR
 #
 #   1. the test kernel (scripts/test-kernel.sh; cached outside the repo);
-#   2. the modules, with W=1, from a copy of the sources in OUTDIR/src so the
+#   2. the modules, with W=1 and the test hooks
+#      (CONFIG_RDMA_MRCORE_TEST_HOOKS=y: fault injection, force_backend,
+#      which kunit/ needs), from a copy of the sources in OUTDIR/src so the
 #      build never mixes objects with a module build in the work tree
 #      against another kernel (kbuild of 6.12 has no separate output dir for
 #      external modules); unchanged files keep their times, so the rebuild
@@ -31,6 +33,7 @@ list=$out/src.list
 	cd "$TOP"
 	{
 		echo Kbuild
+		echo VERSION
 		for d in "${srcdirs[@]}"; do
 			[ -d "$d" ] || continue
 			find "$d" -type f \( -name '*.c' -o -name '*.h' -o \
@@ -59,9 +62,11 @@ done <"$list"
 done
 echo "guest-build: sources in $src ($changed changed)"
 
-echo "guest-build: make -C $kdir M=$src W=1 modules"
+hooks=CONFIG_RDMA_MRCORE_TEST_HOOKS=y
+echo "guest-build: make -C $kdir M=$src W=1 $hooks modules"
 set +e
-make -C "$kdir" M="$src" W=1 -j"$(nproc)" modules >"$out/modules.log" 2>&1
+make -C "$kdir" M="$src" W=1 "$hooks" -j"$(nproc)" modules \
+	>"$out/modules.log" 2>&1
 rc=$?
 set -e
 # Everything but the progress lines: warnings show up here.

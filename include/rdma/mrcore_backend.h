@@ -241,9 +241,11 @@ struct rdma_mr_backend_ops {
 int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops);
 void rdma_mr_backend_unregister(struct rdma_mr_backend_ops *ops);
 
-/* Fault injection, for tests (core/fault.c). */
+#ifdef CONFIG_RDMA_MRCORE_TEST_HOOKS
+/* Fault injection, for tests (core/fault.c); only in a test-hooks build. */
 int rdma_mrcore_fault_arm(const char *name, u32 skip, u32 times);
 int rdma_mrcore_fault_hits(const char *name);
+#endif
 int rdma_mrcore_devices_live(void);
 long rdma_mrcore_dma_maps_live(void);
 int rdma_mrcore_device_counter(struct ib_device *ibdev, const char *name,

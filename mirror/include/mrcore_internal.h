@@ -55,8 +55,11 @@ typedef u32 __be32;
 /* Module glue: a file-scope statement that expands to nothing harmful. */
 #define MIRROR_DECL(tag)	extern int mirror_unused_##tag
 #define EXPORT_SYMBOL_GPL(sym)	MIRROR_DECL(export_##sym)
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)	MIRROR_DECL(export_##sym)
 #define MODULE_LICENSE(x)	MIRROR_DECL(license)
 #define MODULE_DESCRIPTION(x)	MIRROR_DECL(description)
+#define MODULE_VERSION(x)	MIRROR_DECL(version)
+#define MODULE_IMPORT_NS(ns)	MIRROR_DECL(import_ns)
 #define module_init(fn)	int mirror_module_init(void) { return fn(); }
 #define module_exit(fn)	void mirror_module_exit(void) { fn(); }
 int mirror_module_init(void);

@@ -10,6 +10,8 @@
 #include <linux/spinlock.h>
 #include <rdma/mrcore_iser.h>
 
+#include "mrcore_compat.h"
+
 /**
  * struct mrcore_iser_conn - the initiator end of one connection
  * @qp: the connection's QP.
@@ -90,7 +92,7 @@ free_conn:
 	kfree(conn);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_conn_create);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_conn_create, RDMA_MRCORE);
 
 /**
  * mrcore_iser_conn_destroy() - free the initiator end of a connection
@@ -113,7 +115,7 @@ void mrcore_iser_conn_destroy(struct mrcore_iser_conn *conn)
 	kfree(conn->free);
 	kfree(conn);
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_conn_destroy);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_conn_destroy, RDMA_MRCORE);
 
 static void conn_put_mr(struct mrcore_iser_conn *conn, struct rdma_mr *mr)
 {
@@ -249,7 +251,7 @@ int mrcore_iser_task_reg(struct mrcore_iser_task *task,
 	}
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_task_reg);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_task_reg, RDMA_MRCORE);
 
 /**
  * mrcore_iser_task_send() - post the registration and the command
@@ -267,7 +269,7 @@ int mrcore_iser_task_send(struct mrcore_iser_task *task)
 		return -EINVAL;
 	return ib_post_send(task->conn->qp, task->first, NULL);
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_task_send);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_task_send, RDMA_MRCORE);
 
 /**
  * mrcore_iser_task_response() - the response arrived: kill the STag
@@ -316,4 +318,4 @@ void mrcore_iser_task_response(struct mrcore_iser_task *task,
 	if (ib_post_send(task->conn->qp, first, NULL))
 		task_retire(task);
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_task_response);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_task_response, RDMA_MRCORE);

@@ -9,6 +9,8 @@
 #include <linux/slab.h>
 #include <rdma/mrcore_iser.h>
 
+#include "mrcore_compat.h"
+
 /**
  * struct mrcore_iser_target - the target end of one connection
  * @qp: the connection's QP.
@@ -59,7 +61,7 @@ struct mrcore_iser_target *mrcore_iser_target_create(struct ib_qp *qp,
 	}
 	return target;
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_target_create);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_target_create, RDMA_MRCORE);
 
 /**
  * mrcore_iser_target_destroy() - free the target end of a connection
@@ -76,7 +78,7 @@ void mrcore_iser_target_destroy(struct mrcore_iser_target *target)
 	rdma_io_pool_destroy(target->pool);
 	kfree(target);
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_target_destroy);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_target_destroy, RDMA_MRCORE);
 
 static void cmd_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -109,7 +111,7 @@ void mrcore_iser_cmd_init(struct mrcore_iser_cmd *cmd,
 	cmd->done = NULL;
 	cmd->cqe.done = cmd_done;
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_cmd_init);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_init, RDMA_MRCORE);
 
 static int cmd_io_init(struct mrcore_iser_cmd *cmd, struct scatterlist *sg,
 		       unsigned int nents, enum dma_data_direction dir)
@@ -160,7 +162,7 @@ int mrcore_iser_cmd_data_out(struct mrcore_iser_cmd *cmd,
 		mrcore_iser_cmd_release(cmd);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_cmd_data_out);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_data_out, RDMA_MRCORE);
 
 /**
  * mrcore_iser_cmd_data_in() - prepare the WRITE of a SCSI READ's data-in
@@ -180,7 +182,7 @@ int mrcore_iser_cmd_data_in(struct mrcore_iser_cmd *cmd,
 {
 	return cmd_io_init(cmd, sg, nents, DMA_TO_DEVICE);
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_cmd_data_in);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_data_in, RDMA_MRCORE);
 
 /**
  * mrcore_iser_cmd_response() - post the data-in (if any) and the response
@@ -224,7 +226,7 @@ int mrcore_iser_cmd_response(struct mrcore_iser_cmd *cmd,
 		mrcore_iser_cmd_release(cmd);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_cmd_response);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_response, RDMA_MRCORE);
 
 /**
  * mrcore_iser_cmd_release() - drop a data-in that will not be posted
@@ -241,7 +243,9 @@ void mrcore_iser_cmd_release(struct mrcore_iser_cmd *cmd)
 		cmd->io_live = false;
 	}
 }
-EXPORT_SYMBOL_GPL(mrcore_iser_cmd_release);
+EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_release, RDMA_MRCORE);
 
 MODULE_DESCRIPTION("rdma-mrcore iSER-style adapter: SCSI data-in and data-out on the map API and the READ/WRITE helper");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);

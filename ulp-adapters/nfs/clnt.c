@@ -10,6 +10,8 @@
 #include <linux/spinlock.h>
 #include <rdma/mrcore_nfs.h>
 
+#include "mrcore_compat.h"
+
 /**
  * struct mrcore_nfs_clnt - the client end of one connection
  * @qp: the connection's QP.
@@ -112,7 +114,7 @@ free_clnt:
 	kfree(clnt);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_clnt_create);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_clnt_create, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_clnt_destroy() - free the client end of a connection
@@ -135,7 +137,7 @@ void mrcore_nfs_clnt_destroy(struct mrcore_nfs_clnt *clnt)
 	kfree(clnt->free);
 	kfree(clnt);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_clnt_destroy);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_clnt_destroy, RDMA_MRCORE);
 
 /*
  * The state of @mr's key is unknown (its registration or invalidation may
@@ -238,7 +240,7 @@ void mrcore_nfs_req_init(struct mrcore_nfs_req *req,
 	req->inv_cqe.done = req_inv_done;
 	INIT_WORK(&req->work, req_retire_work);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_req_init);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_init, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_req_register() - register a chunk of the request's pages
@@ -326,7 +328,7 @@ put_mr:
 	clnt_put_mr(req->clnt, mr);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_req_register);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_register, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_req_send() - post the registrations and the call
@@ -345,7 +347,7 @@ int mrcore_nfs_req_send(struct mrcore_nfs_req *req)
 		return -EINVAL;
 	return ib_post_send(req->clnt->qp, req->first, NULL);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_req_send);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_send, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_req_reply() - the reply arrived: kill the request's keys
@@ -410,4 +412,4 @@ void mrcore_nfs_req_reply(struct mrcore_nfs_req *req,
 	if (ib_post_send(req->clnt->qp, first, NULL))
 		req_retire(req);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_req_reply);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_reply, RDMA_MRCORE);

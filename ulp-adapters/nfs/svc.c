@@ -9,6 +9,8 @@
 #include <linux/slab.h>
 #include <rdma/mrcore_nfs.h>
 
+#include "mrcore_compat.h"
+
 /**
  * struct mrcore_nfs_svc - the server end of one connection
  * @qp: the connection's QP.
@@ -65,7 +67,7 @@ struct mrcore_nfs_svc *mrcore_nfs_svc_create(struct ib_qp *qp, u32 port_num,
 	}
 	return svc;
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_svc_create);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_create, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_svc_destroy() - free the server end of a connection
@@ -82,7 +84,7 @@ void mrcore_nfs_svc_destroy(struct mrcore_nfs_svc *svc)
 	rdma_io_pool_destroy(svc->pool);
 	kfree(svc);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_svc_destroy);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_destroy, RDMA_MRCORE);
 
 /* Release the I/Os of the current step; @wc as rdma_io_ctx_destroy(). */
 static void rpc_put_io(struct mrcore_nfs_rpc *rpc, const struct ib_wc *wc)
@@ -120,7 +122,7 @@ void mrcore_nfs_rpc_init(struct mrcore_nfs_rpc *rpc, struct mrcore_nfs_svc *svc)
 	rpc->have_inv_handle = false;
 	rpc->cqe.done = rpc_done;
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_rpc_init);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_rpc_init, RDMA_MRCORE);
 
 /* One I/O between bytes @pos.. of @pages and @len bytes of a segment. */
 static int rpc_add_io(struct mrcore_nfs_rpc *rpc,
@@ -227,7 +229,7 @@ drop_io:
 	rpc_drop_io(rpc, 0);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_svc_pull);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_pull, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_svc_push() - prepare the WRITE of pages into a write or reply
@@ -295,7 +297,7 @@ drop_io:
 	used->nsegs = 0;
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_svc_push);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_push, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_svc_reply() - post the pushed chunks and the reply
@@ -340,7 +342,7 @@ int mrcore_nfs_svc_reply(struct mrcore_nfs_rpc *rpc,
 		rpc_drop_io(rpc, 0);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_svc_reply);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_reply, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_rpc_release() - drop pushed I/Os that will not be posted
@@ -356,7 +358,9 @@ void mrcore_nfs_rpc_release(struct mrcore_nfs_rpc *rpc)
 	if (rpc)
 		rpc_drop_io(rpc, 0);
 }
-EXPORT_SYMBOL_GPL(mrcore_nfs_rpc_release);
+EXPORT_SYMBOL_NS_GPL(mrcore_nfs_rpc_release, RDMA_MRCORE);
 
 MODULE_DESCRIPTION("rdma-mrcore NFS-style adapter: RPC-over-RDMA chunks on the map API and the READ/WRITE helper");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
