@@ -366,6 +366,47 @@ static int bc30c(struct mrcore_bad_env *e)
 		      DMA_FROM_DEVICE, NULL);
 }
 
+/* bio_vecs: two pages of the arena, the second @len2 bytes. */
+static int bad_bvec(struct mrcore_bad_env *e, unsigned int len2,
+		    struct bvec_iter iter)
+{
+	struct bio_vec bv[2] = {
+		{ .bv_page = virt_to_page(e->arena), .bv_len = 4096 },
+		{ .bv_page = virt_to_page(e->arena + 2 * 4096), .bv_len = len2 },
+	};
+	struct rdma_io_ctx ctx;
+	int ret;
+
+	ret = rdma_io_ctx_init_bvec(&ctx, e->pool, bv, 2, iter, 0x10000, 1,
+				    DMA_FROM_DEVICE);
+	if (ret >= 0) {
+		rdma_io_ctx_destroy_bvec(&ctx, NULL);
+		return 1;
+	}
+	return ret;
+}
+
+static int bc30d(struct mrcore_bad_env *e)
+{
+	return bad_bvec(e, 4096, (struct bvec_iter){ .bi_size = 0 });
+}
+
+static int bc30e(struct mrcore_bad_env *e)
+{
+	return bad_bvec(e, 4096, (struct bvec_iter){ .bi_size = 3 * 4096 });
+}
+
+static int bc30f(struct mrcore_bad_env *e)
+{
+	return bad_bvec(e, 0, (struct bvec_iter){ .bi_size = 2 * 4096 });
+}
+
+static int bc30g(struct mrcore_bad_env *e)
+{
+	return bad_bvec(e, 4096, (struct bvec_iter){ .bi_size = 1,
+						     .bi_bvec_done = 4096 });
+}
+
 static int bc31(struct mrcore_bad_env *e)
 {
 	return bad_io(e, bad_sg(e, 2, 1, 0, 0), 2, 0, DMA_FROM_DEVICE, NULL);
@@ -498,6 +539,10 @@ static const struct mrcore_bad_case mrcore_bad_cases[] = {
 	{ "io_ctx_init: offset at the end of the list", bc30a, -EINVAL },
 	{ "io_ctx_init: offset past the end of the list", bc30b, -EINVAL },
 	{ "io_ctx_init: offset far past the end of the list", bc30c, -EINVAL },
+	{ "io_ctx_init_bvec: no bytes", bc30d, -EINVAL },
+	{ "io_ctx_init_bvec: iterator past the array", bc30e, -EINVAL },
+	{ "io_ctx_init_bvec: over an empty bio_vec", bc30f, -EINVAL },
+	{ "io_ctx_init_bvec: at the end of its bio_vec", bc30g, -EINVAL },
 	{ "io_ctx_init: empty entries", bc31, -EINVAL },
 	{ "io_ctx_init: forced backend that does not exist", bc32, -EOPNOTSUPP },
 	{ "io_ctx_init: forced backend of another transport", bc33, -EOPNOTSUPP },

@@ -61,6 +61,9 @@ struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	   struct rdma_io_ctx *ctx);
+int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
+		struct rdma_io_ctx *ctx);
+struct bio_vec *io_local_bvecs(struct kunit *test, const struct io_local *l);
 bool io_on_iwarp(struct kunit *test);
 
 #endif /* _MRCORE_IO_E2E_H */

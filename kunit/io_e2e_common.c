@@ -149,9 +149,9 @@ struct mrcore_e2e_pair *io_pair(struct kunit *test)
 	return pair;
 }
 
-/* Run one I/O to its completion; returns the completion status. */
-int io_run(struct kunit *test, struct mrcore_e2e_side *side,
-	   struct rdma_io_ctx *ctx)
+static int io_run_with(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
+		       void (*destroy)(struct rdma_io_ctx *ctx,
+				       const struct ib_wc *wc))
 {
 	struct mrcore_e2e_wait w;
 	struct ib_wc wc = {};
@@ -160,13 +160,41 @@ int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	mrcore_e2e_wait_init(&w);
 	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
 	if (ret) {
-		rdma_io_ctx_destroy(ctx, NULL);
+		destroy(ctx, NULL);
 		return ret;
 	}
 	status = mrcore_e2e_wait_done(side, &w, IO_TIMEOUT_MS);
 	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
-	rdma_io_ctx_destroy(ctx, status < 0 ? NULL : &wc);
+	destroy(ctx, status < 0 ? NULL : &wc);
 	return status;
+}
+
+/* Run one I/O to its completion; returns the completion status. */
+int io_run(struct kunit *test, struct mrcore_e2e_side *side,
+	   struct rdma_io_ctx *ctx)
+{
+	return io_run_with(side, ctx, rdma_io_ctx_destroy);
+}
+
+/* The same for an I/O of rdma_io_ctx_init_bvec(). */
+int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
+		struct rdma_io_ctx *ctx)
+{
+	return io_run_with(side, ctx, rdma_io_ctx_destroy_bvec);
+}
+
+/* @l's entries as bio_vecs, one each, freed with the test. */
+struct bio_vec *io_local_bvecs(struct kunit *test, const struct io_local *l)
+{
+	struct scatterlist *s;
+	struct bio_vec *bv;
+	unsigned int i;
+
+	bv = kunit_kcalloc(test, l->nents, sizeof(*bv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bv);
+	for_each_sg(l->sg, s, l->nents, i)
+		bvec_set_page(&bv[i], sg_page(s), s->length, s->offset);
+	return bv;
 }
 
 bool io_on_iwarp(struct kunit *test)

@@ -29,11 +29,13 @@
  * @shape: the local memory's shape.
  * @read: READ into it, else WRITE from it.
  * @force: backend forced on the pool, or NULL for the cost model's pick.
+ * @bvec: the local memory given as bio_vecs (one per entry).
  */
 struct io_param {
 	enum mrcore_shape shape;
 	bool read;
 	const char *force;
+	bool bvec;
 };
 
 /* rxe: every shape as the cost model picks, and frwr and multiread forced. */
@@ -56,6 +58,9 @@ static const struct io_param io_params_rxe[] = {
 	{ SHAPE_8_PAGES, true, "multiread" }, { SHAPE_8_PAGES, false, "multiread" },
 	{ SHAPE_257_PAGES, true, "multiread" }, { SHAPE_257_PAGES, false, "multiread" },
 	{ SHAPE_4M_CONTIG, true, "multiread" }, { SHAPE_4M_CONTIG, false, "multiread" },
+	{ SHAPE_1_PAGE, true, NULL, true }, { SHAPE_UNALIGNED, false, NULL, true },
+	{ SHAPE_33_PAGES, true, NULL, true }, { SHAPE_1M_CONTIG, false, NULL, true },
+	{ SHAPE_8_PAGES, true, "frwr", true }, { SHAPE_257_PAGES, false, "frwr", true },
 };
 
 /*
@@ -79,13 +84,17 @@ static const struct io_param io_params_siw[] = {
 	{ SHAPE_1M_CONTIG, true, "iwarp" }, { SHAPE_4M_CONTIG, true, "iwarp" },
 	{ SHAPE_8_PAGES, false, "frwr" }, { SHAPE_4M_CONTIG, false, "frwr" },
 	{ SHAPE_33_PAGES, false, "multiread" },
+	{ SHAPE_1_BYTE, true, NULL, true }, { SHAPE_8_PAGES, false, NULL, true },
+	{ SHAPE_257_PAGES, true, NULL, true }, { SHAPE_1M_CONTIG, true, NULL, true },
+	{ SHAPE_32_PAGES, false, NULL, true },
 };
 
 static void io_param_desc(const struct io_param *p, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s%s%s%s",
 		 p->read ? "read" : "write", mrcore_shapes[p->shape].name,
-		 p->force ? "_forced_" : "", p->force ? p->force : "");
+		 p->force ? "_forced_" : "", p->force ? p->force : "",
+		 p->bvec ? "_bvec" : "");
 }
 
 KUNIT_ARRAY_PARAM(io_rxe, io_params_rxe, io_param_desc);
@@ -127,16 +136,28 @@ static void io_moves_data(struct kunit *test)
 		mrcore_e2e_buf_fill(&l->buf, IO_SEED_LOCAL);
 
 	maps0 = rdma_mrcore_dma_maps_live();
-	wrs = rdma_io_ctx_init(&ctx, pool, l->sg, l->nents, 0, owner->iova,
-			       owner->rkey, p->read ? DMA_FROM_DEVICE :
+	if (p->bvec) {
+		struct bvec_iter iter = { .bi_size = l->len };
+
+		wrs = rdma_io_ctx_init_bvec(&ctx, pool, io_local_bvecs(test, l),
+					    l->nents, iter, owner->iova,
+					    owner->rkey,
+					    p->read ? DMA_FROM_DEVICE :
 						      DMA_TO_DEVICE);
+	} else {
+		wrs = rdma_io_ctx_init(&ctx, pool, l->sg, l->nents, 0,
+				       owner->iova, owner->rkey,
+				       p->read ? DMA_FROM_DEVICE :
+						 DMA_TO_DEVICE);
+	}
 	KUNIT_ASSERT_GT(test, wrs, 0);
 	kunit_info(test, "%s %llu bytes in %u entries: backend %s, %d WRs, %u MRs\n",
 		   p->read ? "READ" : "WRITE", l->len, l->nents,
 		   rdma_io_ctx_backend(&ctx), wrs, ctx.nr_mrs);
 	if (p->force)
 		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), p->force);
-	KUNIT_ASSERT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, p->bvec ? io_run_bvec(test, &pair->active, &ctx) :
+			io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
 			    "the I/O left a DMA mapping");
 

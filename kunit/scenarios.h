@@ -40,6 +40,8 @@
  *	rdma_io_ctx_init() must refuse it (-EOPNOTSUPP).
  * @wrs: WRs on a fresh pool.
  * @mrs: MRs taken from the pool.
+ * @bvec: the local memory given as bio_vecs (rdma_io_ctx_init_bvec(), one
+ *	bio_vec per entry of @shape), else as a scatterlist.
  */
 struct mrcore_scenario {
 	enum mrcore_profile profile;
@@ -49,6 +51,7 @@ struct mrcore_scenario {
 	const char *backend;
 	unsigned int wrs;
 	unsigned int mrs;
+	bool bvec;
 };
 
 #define RO MRCORE_PROFILE_ROCE
@@ -57,6 +60,7 @@ struct mrcore_scenario {
 #define SI MRCORE_PROFILE_SIW
 #define RD true
 #define WR false
+#define BV true
 
 static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* roce: short lists and contiguous memory need no MR */
@@ -176,6 +180,24 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ SI, SHAPE_1_BYTE, RD, "multiread", NULL, 0, 0 },
 	{ FM, SHAPE_4M_CONTIG, WR, "fmr", "fmr", 4, 4 },
 	{ FM, SHAPE_1_BYTE, RD, "fmr", "fmr", 1, 1 },
+
+	/*
+	 * bio_vec input: one bio_vec per entry of the shape (1m_contig: one
+	 * bio_vec over 256 pages), the same plans as the scatterlist.
+	 */
+	{ RO, SHAPE_1_PAGE, RD, NULL, "multiread", 1, 0, BV },
+	{ RO, SHAPE_UNALIGNED, WR, NULL, "multiread", 1, 0, BV },
+	{ RO, SHAPE_33_PAGES, RD, NULL, "multiread", 2, 0, BV },
+	{ RO, SHAPE_257_PAGES, WR, NULL, "multiread", 9, 0, BV },
+	{ RO, SHAPE_1M_CONTIG, WR, NULL, "multiread", 1, 0, BV },
+	{ RO, SHAPE_8_PAGES, WR, "frwr", "frwr", 2, 1, BV },
+	{ IW, SHAPE_1_BYTE, RD, NULL, "iwarp", 2, 1, BV },
+	{ IW, SHAPE_257_PAGES, RD, NULL, "iwarp", 4, 2, BV },
+	{ IW, SHAPE_32_PAGES, WR, NULL, "frwr", 2, 1, BV },
+	{ SI, SHAPE_8_PAGES, RD, NULL, "iwarp", 2, 1, BV },
+	{ SI, SHAPE_1M_CONTIG, RD, NULL, "iwarp", 2, 1, BV },
+	{ SI, SHAPE_256_PAGES, WR, NULL, "frwr", 3, 1, BV },
+	{ FM, SHAPE_257_PAGES, WR, NULL, "fmr", 2, 2, BV },
 };
 
 #undef RO
@@ -184,5 +206,6 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 #undef SI
 #undef RD
 #undef WR
+#undef BV
 
 #endif /* _MRCORE_SCENARIOS_H */

@@ -22,10 +22,11 @@ static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 		[MRCORE_PROFILE_SIW] = "siw",
 	};
 
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s%s",
 		 names[row->profile], row->read ? "read" : "write",
 		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
-		 row->force ? row->force : "", row->backend ? "" : "_refused");
+		 row->force ? row->force : "", row->backend ? "" : "_refused",
+		 row->bvec ? "_bvec" : "");
 }
 
 KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
@@ -92,12 +93,30 @@ static void pool_destroy_action(void *pool)
 	rdma_io_pool_destroy(pool);
 }
 
+/* The row's I/O, from the scatterlist or from bio_vecs over the same memory. */
+static int scenario_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
+			 const struct mrcore_scenario *row,
+			 struct scatterlist *sgl, const struct bio_vec *bv)
+{
+	const struct mrcore_shape_desc *d = &mrcore_shapes[row->shape];
+	enum dma_data_direction dir = row->read ? DMA_FROM_DEVICE :
+						  DMA_TO_DEVICE;
+	struct bvec_iter iter = { .bi_size = d->nents * d->length };
+
+	if (row->bvec)
+		return rdma_io_ctx_init_bvec(ctx, pool, bv, d->nents, iter,
+					     0x10000, 0x1234, dir);
+	return rdma_io_ctx_init(ctx, pool, sgl, d->nents, 0, 0x10000, 0x1234,
+				dir);
+}
+
 static void scenario_test(struct kunit *test)
 {
 	const struct mrcore_scenario *row = test->param_value;
 	const struct mrcore_shape_desc *d = &mrcore_shapes[row->shape];
 	struct ib_wc wc = { .status = IB_WC_SUCCESS };
 	struct rdma_io_pool *pool;
+	struct bio_vec *bv = NULL;
 	struct scatterlist *sgl;
 	struct rdma_io_ctx ctx;
 	struct fake_dev *fd;
@@ -124,11 +143,17 @@ static void scenario_test(struct kunit *test)
 	for (i = 0; i < d->nents; i++)
 		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
 			   (i ? 0 : d->offset), d->length);
+	/* A bvec row: the same memory, one bio_vec per entry. */
+	if (row->bvec) {
+		bv = kunit_kcalloc(test, d->nents, sizeof(*bv), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, bv);
+		for (i = 0; i < d->nents; i++)
+			bvec_set_page(&bv[i], sg_page(&sgl[i]), sgl[i].length,
+				      sgl[i].offset);
+	}
 
 	if (!row->backend) {
-		wrs = rdma_io_ctx_init(&ctx, pool, sgl, d->nents, 0, 0x10000,
-				       0x1234, row->read ? DMA_FROM_DEVICE :
-							   DMA_TO_DEVICE);
+		wrs = scenario_init(&ctx, pool, row, sgl, bv);
 		KUNIT_EXPECT_EQ(test, wrs, -EOPNOTSUPP);
 		kunit_release_action(test, pool_destroy_action, pool);
 		KUNIT_EXPECT_EQ(test, fd->frees, fd->allocs);
@@ -140,9 +165,7 @@ static void scenario_test(struct kunit *test)
 		bool lazy = round && !strcmp(row->backend, "frwr") &&
 			    row->profile != MRCORE_PROFILE_SIW;
 
-		wrs = rdma_io_ctx_init(&ctx, pool, sgl, d->nents, 0, 0x10000,
-				       0x1234, row->read ? DMA_FROM_DEVICE :
-							   DMA_TO_DEVICE);
+		wrs = scenario_init(&ctx, pool, row, sgl, bv);
 		KUNIT_ASSERT_GT(test, wrs, 0);
 		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), row->backend);
 		KUNIT_EXPECT_EQ(test, ctx.nr_mrs, row->mrs);
@@ -150,7 +173,10 @@ static void scenario_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, (u32)wrs, row->wrs + (lazy ? row->mrs : 0));
 		KUNIT_EXPECT_EQ(test, ctx.length, (u64)d->nents * d->length);
 		check_chain(test, &ctx, d, arena, fd->pd.local_dma_lkey);
-		rdma_io_ctx_destroy(&ctx, &wc);
+		if (row->bvec)
+			rdma_io_ctx_destroy_bvec(&ctx, &wc);
+		else
+			rdma_io_ctx_destroy(&ctx, &wc);
 	}
 	KUNIT_EXPECT_EQ(test, fd->fmr_remap_unflushed, 0u);
 	kunit_release_action(test, pool_destroy_action, pool);

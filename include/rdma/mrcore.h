@@ -11,6 +11,7 @@
 #ifndef _RDMA_MRCORE_H
 #define _RDMA_MRCORE_H
 
+#include <linux/bvec.h>
 #include <rdma/ib_verbs.h>
 
 struct rdma_mr;
@@ -111,6 +112,7 @@ struct rdma_io_pool;
  * @inline_wr: storage for a one-WR I/O, which then needs no allocation.
  * @inline_sge: its SGE.
  * @inline_mr: its MR, if it takes one.
+ * @inline_sg: the scatterlist of a one-segment rdma_io_ctx_init_bvec().
  */
 struct rdma_io_ctx {
 	struct rdma_io_pool *pool;
@@ -140,6 +142,7 @@ struct rdma_io_ctx {
 	struct ib_rdma_wr inline_wr;
 	struct ib_sge inline_sge;
 	struct rdma_mr *inline_mr;
+	struct scatterlist inline_sg;
 };
 
 struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
@@ -157,6 +160,11 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr);
 void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc);
+int rdma_io_ctx_init_bvec(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
+			  const struct bio_vec *bvecs, u32 nr_bvec,
+			  struct bvec_iter iter, u64 remote_addr, u32 rkey,
+			  enum dma_data_direction dir);
+void rdma_io_ctx_destroy_bvec(struct rdma_io_ctx *ctx, const struct ib_wc *wc);
 const char *rdma_io_ctx_backend(const struct rdma_io_ctx *ctx);
 
 u32 rdma_io_mr_factor(struct ib_device *dev, u32 port_num, u32 max_pages);

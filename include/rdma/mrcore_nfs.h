@@ -113,7 +113,7 @@ void mrcore_nfs_req_reply(struct mrcore_nfs_req *req,
  * @done: called when the RPC's RDMA (and reply) completed.
  * @nr_io: I/Os of the current step.
  * @io: one I/O per segment.
- * @sgt: the scatterlist of each I/O.
+ * @bv: the bio_vecs of each I/O, one per page.
  * @inv_handle: a handle of the client's that the reply may invalidate.
  * @have_inv_handle: @inv_handle is set.
  * @cqe: completion entry of the step's last WR.
@@ -125,7 +125,7 @@ struct mrcore_nfs_rpc {
 	void (*done)(struct mrcore_nfs_rpc *rpc, int status);
 	unsigned int nr_io;
 	struct rdma_io_ctx io[MRCORE_NFS_MAX_SEGS];
-	struct sg_table sgt[MRCORE_NFS_MAX_SEGS];
+	struct bio_vec *bv[MRCORE_NFS_MAX_SEGS];
 	u32 inv_handle;
 	bool have_inv_handle;
 	struct ib_cqe cqe;

@@ -80,6 +80,7 @@ void kfree(const void *p);
 #define kzalloc(size, gfp)	mirror_kzalloc(size)
 #define kmalloc(size, gfp)	mirror_kmalloc(size)
 #define kcalloc(n, size, gfp)	mirror_kzalloc((n) * (size))
+#define kmalloc_array(n, size, gfp)	mirror_kmalloc((n) * (size))
 
 /* Warnings: counted, so tests can expect one and teardown can refuse one. */
 void mirror_warn(const char *cond, const char *file, int line);
@@ -341,6 +342,40 @@ static inline void sg_set_buf(struct scatterlist *sg, const void *buf,
 	sg->buf = (void *)buf;
 	sg->length = len;
 }
+/*
+ * Pages: a struct page is the page's own bytes, so page + n is the n-th
+ * page after it, as nth_page() gives for contiguous memory, and
+ * page_address() is the pointer itself.
+ */
+struct page {
+	unsigned char bytes[PAGE_SIZE];
+};
+static inline void *page_address(const struct page *page)
+{
+	return (void *)page;
+}
+#define nth_page(page, n)	((page) + (n))
+#define virt_to_page(p)		((struct page *)((uintptr_t)(p) & PAGE_MASK))
+static inline void sg_set_page(struct scatterlist *sg, struct page *page,
+			       unsigned int len, unsigned int offset)
+{
+	sg->buf = (unsigned char *)page + offset;
+	sg->length = len;
+}
+
+/* bio_vec and its iterator: the kernel's fields. */
+struct bio_vec {
+	struct page *bv_page;
+	unsigned int bv_len;
+	unsigned int bv_offset;
+};
+struct bvec_iter {
+	u64 bi_sector;
+	unsigned int bi_size;
+	unsigned int bi_idx;
+	unsigned int bi_bvec_done;
+};
+
 #define sg_dma_address(sg)	((sg)->dma_address)
 #define sg_dma_len(sg)		((sg)->dma_length)
 static inline struct scatterlist *sg_next(struct scatterlist *sg)

@@ -88,6 +88,48 @@ protected:
 					read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	}
 
+	// The entries of @sg as bio_vecs, one each, as a block layer user
+	// would hold the same memory.
+	static std::vector<bio_vec> Bvecs(const Sg &sg)
+	{
+		std::vector<bio_vec> v;
+
+		for (const scatterlist &s : sg.entries())
+			v.push_back({.bv_page = virt_to_page(s.buf),
+				     .bv_len = s.length,
+				     .bv_offset = u32(offset_in_page(s.buf))});
+		return v;
+	}
+
+	// rdma_io_ctx_init() over @sg, or rdma_io_ctx_init_bvec() over its
+	// bio_vecs (@bvecs keeps them for the I/O's life) with an iterator
+	// over all of them; to be destroyed with Destroy(@bvec).
+	int InitIo(rdma_io_ctx *ctx, Sg &sg, bool read, bool bvec,
+		   std::vector<bio_vec> *bvecs)
+	{
+		dma_data_direction dir = read ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+		u64 len = 0;
+
+		if (!bvec)
+			return rdma_io_ctx_init(ctx, pool_, sg.get(), sg.n(), 0,
+						remote_.addr(0), rkey(), dir);
+		*bvecs = Bvecs(sg);
+		for (const bio_vec &b : *bvecs)
+			len += b.bv_len;
+		return rdma_io_ctx_init_bvec(ctx, pool_, bvecs->data(),
+					     u32(bvecs->size()),
+					     {.bi_size = u32(len)},
+					     remote_.addr(0), rkey(), dir);
+	}
+
+	static void Destroy(rdma_io_ctx *ctx, const ib_wc *wc, bool bvec)
+	{
+		if (bvec)
+			rdma_io_ctx_destroy_bvec(ctx, wc);
+		else
+			rdma_io_ctx_destroy(ctx, wc);
+	}
+
 	// The local SG list of a shape, over the arena.
 	void BuildShape(const mrcore_shape_desc &d, Sg *sg)
 	{

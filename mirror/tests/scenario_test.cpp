@@ -30,7 +30,6 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 	const mrcore_scenario &row = GetParam();
 	const mrcore_shape_desc &shape = mrcore_shapes[row.shape];
 	const u64 len = ShapeBytes(shape);
-	const dma_data_direction dir = row.read ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 
 	if (row.force) {
 		ASSERT_EQ(rdma_io_pool_force_backend(pool_, row.force), 0);
@@ -41,8 +40,8 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		BuildShape(shape, &sg);
 		Prepare(row.read, 1);
 		rdma_io_ctx ctx;
-		EXPECT_EQ(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
-					   remote_.addr(0), rkey(), dir),
+		std::vector<bio_vec> bv;
+		EXPECT_EQ(InitIo(&ctx, sg, row.read, row.bvec, &bv),
 			  -EOPNOTSUPP);
 		EXPECT_TRUE(Untouched(arena_));
 		EXPECT_TRUE(Untouched(remote_));
@@ -58,8 +57,8 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		Prepare(row.read, round + 1);
 
 		rdma_io_ctx ctx;
-		int wrs = rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
-					   remote_.addr(0), rkey(), dir);
+		std::vector<bio_vec> bv;
+		int wrs = InitIo(&ctx, sg, row.read, row.bvec, &bv);
 		ASSERT_GT(wrs, 0);
 		EXPECT_STREQ(rdma_io_ctx_backend(&ctx), row.backend);
 		EXPECT_EQ(ctx.nr_mrs, row.mrs);
@@ -75,7 +74,7 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		EXPECT_TRUE(Landed(sg, row.read)) << "round " << round;
 		ib_wc wc{};
 		wc.status = IB_WC_SUCCESS;
-		rdma_io_ctx_destroy(&ctx, &wc);
+		Destroy(&ctx, &wc, row.bvec);
 		EXPECT_EQ(sim::counters().dma_maps_live, 0);
 	}
 	EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total) << "MRs back";
@@ -91,6 +90,8 @@ std::string ScenarioName(const ::testing::TestParamInfo<mrcore_scenario> &info)
 		s += std::string("_forced_") + r.force;
 	if (!r.backend)
 		s += "_refused";
+	if (r.bvec)
+		s += "_bvec";
 	return s;
 }
 

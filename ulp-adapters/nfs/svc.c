@@ -92,8 +92,8 @@ static void rpc_put_io(struct mrcore_nfs_rpc *rpc, const struct ib_wc *wc)
 	unsigned int i;
 
 	for (i = 0; i < rpc->nr_io; i++) {
-		rdma_io_ctx_destroy(&rpc->io[i], wc);
-		sg_free_table(&rpc->sgt[i]);
+		rdma_io_ctx_destroy_bvec(&rpc->io[i], wc);
+		kfree(rpc->bv[i]);
 	}
 	rpc->nr_io = 0;
 }
@@ -129,24 +129,28 @@ static int rpc_add_io(struct mrcore_nfs_rpc *rpc,
 		      const struct mrcore_nfs_segment *seg, u32 len,
 		      struct page **pages, u64 pos, enum dma_data_direction dir)
 {
-	struct sg_table *sgt = &rpc->sgt[rpc->nr_io];
-	unsigned int off = pos & ~PAGE_MASK;
+	unsigned int off = pos & ~PAGE_MASK, i;
+	unsigned int n = DIV_ROUND_UP(off + len, PAGE_SIZE);
+	/* Whole pages, the iterator skipping to @pos: as svcrdma holds them. */
+	struct bvec_iter iter = { .bi_size = len, .bi_bvec_done = off };
+	struct bio_vec *bv;
 	int ret;
 
-	if (!len || DIV_ROUND_UP(off + len, PAGE_SIZE) > rpc->svc->seg_pages + 1)
+	if (!len || n > rpc->svc->seg_pages + 1)
 		return -EINVAL;
-	ret = sg_alloc_table_from_pages(sgt, pages + (pos >> PAGE_SHIFT),
-					DIV_ROUND_UP(off + len, PAGE_SIZE), off,
-					len, GFP_KERNEL);
-	if (ret)
-		return ret;
-	ret = rdma_io_ctx_init(&rpc->io[rpc->nr_io], rpc->svc->pool, sgt->sgl,
-			       sgt->orig_nents, 0, seg->offset, seg->handle,
-			       dir);
+	bv = kcalloc(n, sizeof(*bv), GFP_KERNEL);
+	if (!bv)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		bvec_set_page(&bv[i], pages[(pos >> PAGE_SHIFT) + i], PAGE_SIZE,
+			      0);
+	ret = rdma_io_ctx_init_bvec(&rpc->io[rpc->nr_io], rpc->svc->pool, bv,
+				    n, iter, seg->offset, seg->handle, dir);
 	if (ret < 0) {
-		sg_free_table(sgt);
+		kfree(bv);
 		return ret;
 	}
+	rpc->bv[rpc->nr_io] = bv;
 	rpc->nr_io++;
 	/* The reply may invalidate the first handle the RPC used. */
 	if (!rpc->have_inv_handle) {
@@ -161,8 +165,8 @@ static void rpc_drop_io(struct mrcore_nfs_rpc *rpc, unsigned int from)
 {
 	while (rpc->nr_io > from) {
 		rpc->nr_io--;
-		rdma_io_ctx_destroy(&rpc->io[rpc->nr_io], NULL);
-		sg_free_table(&rpc->sgt[rpc->nr_io]);
+		rdma_io_ctx_destroy_bvec(&rpc->io[rpc->nr_io], NULL);
+		kfree(rpc->bv[rpc->nr_io]);
 	}
 }
 

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The READ/WRITE helper on bio_vec input, as the block layer and the NFS
+ * server hold their data.
+ *
+ * Each segment of the iterator becomes one scatterlist entry (a bio_vec
+ * spans physically contiguous pages, which one entry describes and the DMA
+ * API maps whole), and the I/O then takes the scatterlist path, so every
+ * strategy and backend serves bvec input alike.  A one-segment I/O keeps
+ * its entry in the context; longer ones allocate the list.
+ *
+ * The seam for the two-step IOVA DMA API (dma_iova_try_alloc() and
+ * dma_iova_link(), in kernels after 6.12, which this module does not
+ * build for): mrcore_bvec_to_sg() is the one place that turns segments
+ * into mappable entries.  With that API the segments would be linked into
+ * one IOVA range here instead, and the context would hold one contiguous
+ * DMA range, which the plans already price as one entry.
+ */
+#include "mrcore_internal.h"
+
+/*
+ * Walk the segments of @iter over @bvecs[0..@nr_bvec), each once, calling
+ * @fn(@arg, page, offset into it, length) for every segment; the walk
+ * itself checks the iterator against the array.  Returns the number of
+ * segments, or -EINVAL for an iterator that starts or runs past the
+ * array, starts at or past the end of its bio_vec, or covers an empty one.
+ */
+static int mrcore_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
+			    struct bvec_iter iter,
+			    void (*fn)(void *arg, int i, struct page *page,
+				       u32 offset, u32 len),
+			    void *arg)
+{
+	u32 idx = iter.bi_idx, done = iter.bi_bvec_done, left = iter.bi_size;
+	int n = 0;
+
+	while (left) {
+		const struct bio_vec *bv;
+		u32 offset, len;
+
+		if (idx >= nr_bvec)
+			return -EINVAL;
+		bv = &bvecs[idx];
+		if (done >= bv->bv_len)
+			return -EINVAL;
+		offset = bv->bv_offset + done;
+		len = min(bv->bv_len - done, left);
+		if (fn)
+			fn(arg, n, nth_page(bv->bv_page, offset >> PAGE_SHIFT),
+			   offset_in_page(offset), len);
+		n++;
+		left -= len;
+		idx++;
+		done = 0;
+	}
+	return n;
+}
+
+static void mrcore_bvec_to_sg(void *arg, int i, struct page *page,
+			      u32 offset, u32 len)
+{
+	struct scatterlist *sgl = arg;
+
+	sg_set_page(&sgl[i], page, len, offset);
+}
+
+/**
+ * rdma_io_ctx_init_bvec() - plan and build one RDMA READ or WRITE of bio_vecs
+ * @ctx: the context, owned by the caller until rdma_io_ctx_destroy_bvec().
+ * @pool: the MR pool of the QP the I/O is posted on.
+ * @bvecs: the local memory.
+ * @nr_bvec: entries in @bvecs.
+ * @iter: the bytes of @bvecs the I/O moves: from @iter.bi_idx and
+ *	@iter.bi_bvec_done on, @iter.bi_size of them (@iter.bi_sector is
+ *	ignored).
+ * @remote_addr: the peer's address.
+ * @rkey: the peer's key.
+ * @dir: %DMA_FROM_DEVICE to READ into @bvecs, %DMA_TO_DEVICE to WRITE them.
+ *
+ * rdma_io_ctx_init() for memory held as bio_vecs: the same plans, backends,
+ * errors and WRs.  Each segment is DMA-mapped as it stands (one entry per
+ * bio_vec); none is merged with its neighbour.
+ *
+ * Context: Process context; may sleep.
+ * Return: as rdma_io_ctx_init(); -EINVAL also for a zero @nr_bvec or
+ * @iter.bi_size, or an @iter that does not fit @bvecs (past its end,
+ * at or past the end of its first bio_vec, or over an empty one).
+ */
+int rdma_io_ctx_init_bvec(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
+			  const struct bio_vec *bvecs, u32 nr_bvec,
+			  struct bvec_iter iter, u64 remote_addr, u32 rkey,
+			  enum dma_data_direction dir)
+{
+	struct scatterlist *sgl;
+	int n, ret;
+
+	if (!ctx || !pool || !bvecs || !nr_bvec || !iter.bi_size)
+		return -EINVAL;
+	n = mrcore_bvec_walk(bvecs, nr_bvec, iter, NULL, NULL);
+	if (n < 0)
+		return n;
+
+	if (n == 1) {
+		sgl = &ctx->inline_sg;
+	} else {
+		sgl = kmalloc_array(n, sizeof(*sgl), GFP_KERNEL);
+		if (!sgl)
+			return -ENOMEM;
+	}
+	sg_init_table(sgl, n);
+	mrcore_bvec_walk(bvecs, nr_bvec, iter, mrcore_bvec_to_sg, sgl);
+
+	ret = rdma_io_ctx_init(ctx, pool, sgl, n, 0, remote_addr, rkey, dir);
+	if (ret < 0 && sgl != &ctx->inline_sg)
+		kfree(sgl);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init_bvec, RDMA_MRCORE);
+
+/**
+ * rdma_io_ctx_destroy_bvec() - release everything a bio_vec I/O holds
+ * @ctx: a context initialized by rdma_io_ctx_init_bvec().
+ * @wc: as for rdma_io_ctx_destroy().
+ *
+ * rdma_io_ctx_destroy(), and the scatterlist the bio_vecs were described
+ * with.  A context of rdma_io_ctx_init_bvec() must be destroyed here.
+ *
+ * Context: As rdma_io_ctx_destroy().
+ */
+void rdma_io_ctx_destroy_bvec(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
+{
+	struct scatterlist *sgl = ctx->map_sg;
+
+	rdma_io_ctx_destroy(ctx, wc);
+	if (sgl != &ctx->inline_sg)
+		kfree(sgl);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_destroy_bvec, RDMA_MRCORE);
