@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Simulated HCA: verbs shims and the WR execution engine.
+// The simulated HCA: devices, PDs, QPs and MRs, the driver side of the verbs
+// (alloc_mr, map_mr_sg, post_send), WR execution and completions, and the
+// FMR callbacks of the fmr profile.  The kernel it runs in is shims/.
 #include "hca.h"
+#include "shims.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,43 +32,7 @@ Counters &counters()
 	return c;
 }
 
-static bool &dma_page_tracking()
-{
-	static bool on = true;
-	return on;
-}
-
-void set_dma_page_tracking(bool on)
-{
-	dma_page_tracking() = on;
-}
-
-static bool &alloc_poison()
-{
-	static bool on = true;
-	return on;
-}
-
-void set_alloc_poison(bool on)
-{
-	alloc_poison() = on;
-}
-
 namespace {
-// Registered devices and the client, as ib_core keeps them: a client sees
-// add() for every device there is or comes, and remove() when either goes.
-std::vector<ib_device *> &live_devices()
-{
-	static std::vector<ib_device *> v;
-	return v;
-}
-
-ib_client *&registered_client()
-{
-	static ib_client *c;
-	return c;
-}
-
 // Every QP of every device, oldest first: what drain() lets run.
 std::vector<Qp *> &live_qps()
 {
@@ -88,18 +55,12 @@ Hca::Hca(const Profile &profile, const char *name) : profile_(profile)
 	if (profile.mem_mgt_extensions)
 		dev_.attrs.device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	dev_.sim = this;
-	live_devices().push_back(&dev_);
-	if (registered_client() && registered_client()->add(&dev_))
-		std::fprintf(stderr, "sim: %s: client add failed\n", dev_.name);
+	device_added(dev_);
 }
 
 Hca::~Hca()
 {
-	auto &devs = live_devices();
-
-	devs.erase(std::find(devs.begin(), devs.end(), &dev_));
-	if (registered_client() && dev_.client_data)
-		registered_client()->remove(&dev_, dev_.client_data);
+	device_removed(dev_);
 	for (auto &qp : qps_) {
 		auto &all = live_qps();
 
@@ -299,33 +260,6 @@ struct Span {
 	u64 len;
 };
 
-// What ib_dma_map_sg() mapped: each list, and how many live mappings hold
-// each page, so that a registered MR reaching memory already unmapped is
-// seen (what an IOMMU would fault on).
-struct DmaMap {
-	int nents;
-	int dir;
-	std::vector<u64> pages;
-};
-
-std::unordered_map<const scatterlist *, DmaMap> &dma_maps()
-{
-	static std::unordered_map<const scatterlist *, DmaMap> m;
-	return m;
-}
-
-
-std::unordered_map<u64, int> &mapped_pages()
-{
-	static std::unordered_map<u64, int> m;
-	return m;
-}
-
-std::unordered_map<const void *, size_t> &allocations()
-{
-	static std::unordered_map<const void *, size_t> m;
-	return m;
-}
 
 // Where [addr, addr + len) of an MR lives in host memory.
 bool translate(const Mr &mr, u64 addr, u64 len, std::vector<Span> *out)
@@ -355,12 +289,12 @@ bool translate(const Mr &mr, u64 addr, u64 len, std::vector<Span> *out)
 // mapped when the device reaches it through the MR.
 bool still_mapped(const Mr &mr, const std::vector<Span> &spans, size_t from)
 {
-	if (mr.dma_mr || mr.exposed || !dma_page_tracking())
+	if (mr.dma_mr || mr.exposed)
 		return true;
 	for (size_t i = from; i < spans.size(); i++) {
 		u64 page = reinterpret_cast<uintptr_t>(spans[i].p) & PAGE_MASK;
 
-		if (!mapped_pages().count(page)) {
+		if (!page_mapped(page)) {
 			std::fprintf(stderr, "sim: DMA-API: key %#x reaches unmapped page %#llx\n",
 				     mr.ibmr.lkey, static_cast<unsigned long long>(page));
 			counters().dma_api_errors++;
@@ -618,104 +552,10 @@ SendWqe capture(const ib_send_wr &wr)
 }
 
 } // namespace
-} // namespace sim
 
-// ---- the kernel, as the core sees it ----------------------------------------
-
-using namespace sim;
-
-struct module mirror_this_module;
-
-extern "C" bool try_module_get(struct module *m)
+ib_mr *Hca::alloc_mr(ib_pd *pd, ib_mr_type type, u32 max_num_sg)
 {
-	m->refcnt++;
-	counters().module_refs++;
-	return true;
-}
-
-extern "C" void module_put(struct module *m)
-{
-	m->refcnt--;
-	counters().module_refs--;
-}
-
-extern "C" void *mirror_kzalloc(size_t size)
-{
-	void *p = std::calloc(1, size ? size : 1);
-
-	if (p) {
-		allocations()[p] = size;
-		counters().kmalloc_live++;
-	}
-	return p;
-}
-
-extern "C" void *mirror_kmalloc(size_t size)
-{
-	void *p = std::malloc(size ? size : 1);
-
-	if (p) {
-		if (sim::alloc_poison())
-			std::memset(p, 0xa5, size);
-		allocations()[p] = size;
-		counters().kmalloc_live++;
-	}
-	return p;
-}
-
-extern "C" void kfree(const void *p)
-{
-	if (!p)
-		return;
-	if (!allocations().erase(p)) {
-		std::fprintf(stderr, "mirror: kfree of unknown pointer %p\n", p);
-		std::abort();
-	}
-	counters().kmalloc_live--;
-	std::free(const_cast<void *>(p));
-}
-
-extern "C" void mirror_warn(const char *cond, const char *file, int line)
-{
-	std::fprintf(stderr, "mirror: WARNING: %s at %s:%d\n", cond, file, line);
-	counters().warnings++;
-}
-
-extern "C" void mutex_lock(struct mutex *m)
-{
-	if (m->held++) {
-		std::fprintf(stderr, "mirror: mutex re-entered\n");
-		std::abort();
-	}
-}
-
-extern "C" int ib_register_client(struct ib_client *client)
-{
-	sim::registered_client() = client;
-	for (ib_device *dev : sim::live_devices())
-		if (client->add(dev))
-			std::fprintf(stderr, "sim: %s: client add failed\n",
-				     dev->name);
-	return 0;
-}
-
-extern "C" void ib_unregister_client(struct ib_client *client)
-{
-	for (ib_device *dev : sim::live_devices())
-		if (dev->client_data)
-			client->remove(dev, dev->client_data);
-	sim::registered_client() = nullptr;
-}
-
-extern "C" void mutex_unlock(struct mutex *m)
-{
-	m->held--;
-}
-
-extern "C" struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
-				     u32 max_num_sg)
-{
-	Hca *hca = static_cast<Hca *>(pd->device->sim);
+	Hca *hca = this;
 
 	if (!hca->profile().mem_mgt_extensions || type != IB_MR_TYPE_MEM_REG)
 		return static_cast<ib_mr *>(ERR_PTR(-EOPNOTSUPP));
@@ -724,22 +564,14 @@ extern "C" struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 	return &hca->alloc_mr(pd, max_num_sg)->ibmr;
 }
 
-extern "C" int ib_dereg_mr(struct ib_mr *ibmr)
-{
-	Mr *mr = reinterpret_cast<Mr *>(ibmr);
-
-	mr->hca->dereg_mr(mr);
-	return 0;
-}
-
 // Like ib_sg_to_pages(), quirks included: it stops at a hole, or when the
 // page list is full; then the page that filled the list is listed but the
 // MR's bytes stop at that page's start, where the next MR is told to begin.
-extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
-			    int sg_nents, unsigned int *sg_offset_p,
-			    unsigned int page_size)
+int Mr::map_sg(scatterlist *sgl, int sg_nents, unsigned int *sg_offset_p,
+	       unsigned int page_size)
 {
-	Mr *mr = reinterpret_cast<Mr *>(ibmr);
+	Mr *mr = this;
+	ib_mr *ibmr = &this->ibmr;
 	unsigned int sg_offset = sg_offset_p ? *sg_offset_p : 0;
 	u64 last_end = 0, last_page_off = 0;
 	struct scatterlist *sg;
@@ -796,62 +628,9 @@ extern "C" int ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 	return i;
 }
 
-extern "C" int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sgl,
-			     int nents, enum dma_data_direction dir)
+int Qp::post(const ib_send_wr *wr, const ib_send_wr **bad_wr)
 {
-	struct scatterlist *sg;
-	int i;
-
-	if (nents <= 0)
-		return 0;
-	if (dma_maps().count(sgl)) {
-		std::fprintf(stderr, "sim: DMA-API: %p mapped twice\n",
-			     static_cast<void *>(sgl));
-		counters().dma_api_errors++;
-	}
-	DmaMap map = {nents, dir, {}};
-
-	for_each_sg(sgl, sg, nents, i) {
-		u64 addr = reinterpret_cast<uintptr_t>(sg->buf);
-
-		sg->dma_address = addr;
-		sg->dma_length = sg->length;
-		for (u64 p = addr & PAGE_MASK;
-		     dma_page_tracking() && p < addr + sg->length; p += PAGE_SIZE)
-			map.pages.push_back(p);
-	}
-	for (u64 p : map.pages)
-		mapped_pages()[p]++;
-	dma_maps()[sgl] = std::move(map);
-	counters().dma_maps_live++;
-	return nents;
-}
-
-extern "C" void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sgl,
-				int nents, enum dma_data_direction dir)
-{
-	auto it = dma_maps().find(sgl);
-
-	// What CONFIG_DMA_API_DEBUG checks: same list, same count, same
-	// direction as the map.
-	if (it == dma_maps().end() || it->second.nents != nents ||
-	    it->second.dir != dir) {
-		std::fprintf(stderr, "sim: DMA-API: bad unmap of %p\n",
-			     static_cast<void *>(sgl));
-		counters().dma_api_errors++;
-		return;
-	}
-	for (u64 p : it->second.pages)
-		if (!--mapped_pages()[p])
-			mapped_pages().erase(p);
-	dma_maps().erase(it);
-	counters().dma_maps_live--;
-}
-
-extern "C" int ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			    const struct ib_send_wr **bad_wr)
-{
-	Qp &qp = *static_cast<Qp *>(ibqp->sim);
+	Qp &qp = *this;
 
 	// As drivers do: WR by WR, and the WRs before the one refused stay
 	// posted.  A QP in error takes WRs too; they are flushed.
@@ -872,152 +651,11 @@ extern "C" int ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return 0;
 }
 
-extern "C" ssize_t strscpy(char *dst, const char *src, size_t size)
-{
-	size_t len = strnlen(src, size);
-
-	if (!size)
-		return -E2BIG;
-	if (len == size) {
-		std::memcpy(dst, src, size - 1);
-		dst[size - 1] = '\0';
-		return -E2BIG;
-	}
-	std::memcpy(dst, src, len + 1);
-	return static_cast<ssize_t>(len);
-}
-
-// Module parameters are set by the tests directly, never through these.
-extern "C" int param_set_copystring(const char *val,
-				    const struct kernel_param *kp)
-{
-	return 0;
-}
-
-extern "C" int param_get_string(char *buffer, const struct kernel_param *kp)
-{
-	return 0;
-}
-
-extern "C" char *strim(char *s)
-{
-	size_t n = std::strlen(s);
-
-	while (n && std::isspace(static_cast<unsigned char>(s[n - 1])))
-		s[--n] = '\0';
-	while (*s && std::isspace(static_cast<unsigned char>(*s)))
-		s++;
-	return s;
-}
-
-extern "C" bool schedule_work(struct work_struct *work)
-{
-	bool was = work->pending;
-
-	work->pending = true;
-	return !was;
-}
-
-extern "C" bool flush_work(struct work_struct *work)
-{
-	if (!work->pending)
-		return false;
-	work->pending = false;
-	work->func(work);
-	return true;
-}
-
-// debugfs: files by path ("rdma_mrcore/devices/local/counters"); a dentry
-// is its path, interned.
-namespace {
-std::map<std::string, std::pair<const file_operations *, void *>> &
-debugfs_files()
-{
-	static std::map<std::string, std::pair<const file_operations *, void *>> m;
-	return m;
-}
-
-std::string debugfs_path(struct dentry *parent, const char *name)
-{
-	if (!parent)
-		return name;
-	return *reinterpret_cast<const std::string *>(parent) + "/" + name;
-}
-} // namespace
-
-extern "C" struct dentry *debugfs_create_dir(const char *name,
-					     struct dentry *parent)
-{
-	static std::set<std::string> dirs;
-	const std::string &path = *dirs.insert(debugfs_path(parent, name)).first;
-
-	return reinterpret_cast<struct dentry *>(const_cast<std::string *>(&path));
-}
-
-extern "C" struct dentry *debugfs_create_file(const char *name,
-					      unsigned short mode,
-					      struct dentry *parent, void *data,
-					      const struct file_operations *fops)
-{
-	debugfs_files()[debugfs_path(parent, name)] = {fops, data};
-	return nullptr;
-}
-
-extern "C" void debugfs_remove_recursive(struct dentry *d)
-{
-	if (!d)
-		return;
-	const std::string prefix = debugfs_path(d, "");
-	auto &m = debugfs_files();
-
-	for (auto it = m.lower_bound(prefix);
-	     it != m.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
-		it = m.erase(it);
-}
-
-extern "C" const struct file_operations *mirror_debugfs_fops(const char *name)
-{
-	auto it = debugfs_files().find(name);
-
-	return it == debugfs_files().end() ? nullptr : it->second.first;
-}
-
-extern "C" void *mirror_debugfs_data(const char *name)
-{
-	auto it = debugfs_files().find(name);
-
-	return it == debugfs_files().end() ? nullptr : it->second.second;
-}
-
-extern "C" loff_t default_llseek(struct file *f, loff_t off, int whence)
-{
-	return off;
-}
-
-extern "C" unsigned long copy_from_user(void *to, const void *from,
-					unsigned long n)
-{
-	std::memcpy(to, from, n);
-	return 0;
-}
-
-extern "C" ssize_t simple_read_from_buffer(void *to, size_t count,
-					   loff_t *ppos, const void *from,
-					   size_t available)
-{
-	if (*ppos < 0)
-		return -EINVAL;
-	if (static_cast<size_t>(*ppos) >= available || !count)
-		return 0;
-	size_t n = std::min(count, available - static_cast<size_t>(*ppos));
-
-	std::memcpy(to, static_cast<const char *>(from) + *ppos, n);
-	*ppos += n;
-	return static_cast<ssize_t>(n);
-}
+} // namespace sim
 
 // ---- FMR callbacks of the FMR profile ----------------------------------------
 
+namespace sim {
 namespace {
 
 void *sim_fmr_alloc(struct ib_pd *pd, u32 max_pages)
@@ -1071,7 +709,6 @@ void sim_fmr_free(void *fmr)
 
 } // namespace
 
-namespace sim {
 const rdma_fmr_ops kFmrOps = {sim_fmr_alloc, sim_fmr_map, sim_fmr_unmap,
 			      sim_fmr_free};
 } // namespace sim

@@ -102,6 +102,11 @@ struct Mr {
 	std::vector<u64> staged;	// what ib_map_mr_sg last built
 	u64 staged_iova = 0;
 	u64 staged_length = 0;
+
+	// The device's map_mr_sg: ib_map_mr_sg() of the page list staged
+	// for the next REG_MR.
+	int map_sg(scatterlist *sgl, int sg_nents, unsigned int *sg_offset_p,
+		   unsigned int page_size);
 };
 
 // A WR as the device keeps it once posted: a copy, so the poster may reuse
@@ -124,6 +129,9 @@ struct Qp {
 	u32 max_send_wr = 0;		// WRs the send queue holds
 	std::deque<SendWqe> sq;		// posted, not executed yet
 	std::vector<Completion> cq;
+
+	// The device's post_send: ib_post_send() of a chain.
+	int post(const ib_send_wr *wr, const ib_send_wr **bad_wr);
 };
 
 class Hca {
@@ -140,7 +148,8 @@ public:
 	// max_qp_wr, as a ULP asking for the most gets).
 	ib_qp *create_qp(ib_pd *pd, u32 max_send_wr = 0);
 
-	// Used by the verbs shims.
+	// The device's alloc_mr: ib_alloc_mr(), or an ERR_PTR.
+	ib_mr *alloc_mr(ib_pd *pd, ib_mr_type type, u32 max_num_sg);
 	Mr *alloc_mr(ib_pd *pd, u32 max_num_sg);
 	void dereg_mr(Mr *mr);
 	Mr *find_mr(u32 key);
@@ -157,6 +166,12 @@ private:
 	std::map<u32, Mr *> mrs_;
 	u32 next_index_ = 1;
 };
+
+// The simulated objects behind the kernel's.
+inline Hca &hca_of(const ib_device *dev) { return *static_cast<Hca *>(dev->sim); }
+inline Qp &qp_of(const ib_qp *qp) { return *static_cast<Qp *>(qp->sim); }
+// The ib_mr is the first member of a Mr.
+inline Mr &mr_of(ib_mr *ibmr) { return *reinterpret_cast<Mr *>(ibmr); }
 
 // Connect two RC QPs (on the same or on two HCAs).
 void connect(ib_qp *a, ib_qp *b);
