@@ -6,15 +6,11 @@
 #include "hca.h"
 #include "shims.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <algorithm>
-#include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <random>
-#include <set>
-#include <string>
-#include <unordered_map>
+#include <span>
 #include <vector>
 
 namespace sim {
@@ -40,6 +36,8 @@ std::vector<Qp *> &live_qps()
 	return v;
 }
 } // namespace
+
+// ---- objects ----------------------------------------------------------------
 
 Hca::Hca(const Profile &profile, const char *name) : profile_(profile)
 {
@@ -68,132 +66,139 @@ Hca::~Hca()
 		if (qp->peer)
 			qp->peer->peer = nullptr;
 	}
-	for (auto &entry : mrs_) {
-		if (!entry.second->dma_mr) {
-			std::fprintf(stderr, "sim: %s: MR %u leaked\n",
-				     dev_.name, entry.first);
-			counters().mrs_live--;
-		}
-		delete entry.second;
+	for (const auto &[index, mr] : mrs_) {
+		if (mr.dma_mr())
+			continue;
+		std::fprintf(stderr, "sim: %s: MR %u leaked\n", dev_.name,
+			     index);
+		counters().mrs_live--;
 	}
+}
+
+Mr &Hca::new_mr(ib_pd *pd, MrKind kind)
+{
+	u32 index = next_index_++;
+	Mr &mr = mrs_.try_emplace(index).first->second;
+
+	mr.hca = this;
+	mr.index = index;
+	mr.kind = kind;
+	mr.ibmr.device = &dev_;
+	mr.ibmr.pd = pd;
+	mr.ibmr.sim = &mr;
+	return mr;
 }
 
 ib_pd *Hca::alloc_pd()
 {
-	auto pd = std::make_unique<ib_pd>();
-	pd->device = &dev_;
-	Mr *dma = new Mr{};
-	dma->hca = this;
-	dma->index = next_index_++;
-	dma->dma_mr = true;
-	dma->valid = true;
-	dma->access = IB_ACCESS_LOCAL_WRITE;
-	dma->ibmr.pd = pd.get();
-	dma->ibmr.device = &dev_;
-	dma->ibmr.lkey = dma->index << 8;
-	mrs_[dma->index] = dma;
-	pd->local_dma_lkey = dma->ibmr.lkey;
-	pds_.push_back(std::move(pd));
-	return pds_.back().get();
+	ib_pd &pd = *pds_.emplace_back(std::make_unique<ib_pd>());
+	Mr &dma = new_mr(&pd, MrKind::dma);
+
+	pd.device = &dev_;
+	dma.valid = true;
+	dma.access = IB_ACCESS_LOCAL_WRITE;
+	dma.ibmr.lkey = dma.index << 8;
+	pd.local_dma_lkey = dma.ibmr.lkey;
+	return &pd;
 }
 
 ib_qp *Hca::create_qp(ib_pd *pd, u32 max_send_wr)
 {
-	auto qp = std::make_unique<Qp>();
-	qp->max_send_wr = max_send_wr ? max_send_wr : dev_.attrs.max_qp_wr;
-	qp->qp.device = &dev_;
-	qp->qp.pd = pd;
+	Qp &qp = *qps_.emplace_back(std::make_unique<Qp>());
+
+	qp.max_send_wr = max_send_wr ? max_send_wr : dev_.attrs.max_qp_wr;
+	qp.qp.device = &dev_;
+	qp.qp.pd = pd;
 	// As ib_create_qp() sets them for a QP asking for the device's maximum.
-	qp->qp.max_write_sge = profile_.max_send_sge;
-	qp->qp.max_read_sge = std::min(profile_.max_send_sge,
-				       profile_.max_sge_rd);
-	qp->qp.sim = qp.get();
-	qp->hca = this;
-	live_qps().push_back(qp.get());
-	qps_.push_back(std::move(qp));
-	return &qps_.back()->qp;
+	qp.qp.max_write_sge = profile_.max_send_sge;
+	qp.qp.max_read_sge = std::min(profile_.max_send_sge,
+				      profile_.max_sge_rd);
+	qp.qp.sim = &qp;
+	qp.hca = this;
+	live_qps().push_back(&qp);
+	return &qp.qp;
 }
 
-Mr *Hca::alloc_mr(ib_pd *pd, u32 max_num_sg)
+Mr &Hca::alloc_mr(ib_pd *pd, u32 max_num_sg)
 {
-	Mr *mr = new Mr{};
+	Mr &mr = new_mr(pd, MrKind::registered);
 
-	mr->hca = this;
-	mr->index = next_index_++;
-	mr->max_num_sg = max_num_sg;
-	mr->ibmr.device = &dev_;
-	mr->ibmr.pd = pd;
-	mr->ibmr.type = IB_MR_TYPE_MEM_REG;
+	mr.max_num_sg = max_num_sg;
+	mr.ibmr.type = IB_MR_TYPE_MEM_REG;
 	// The key byte starts at an arbitrary value, as on real devices.
-	mr->ibmr.lkey = mr->index << 8 | ((mr->index * 37) & 0xff);
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	mrs_[mr->index] = mr;
+	mr.ibmr.lkey = mr.index << 8 | ((mr.index * 37) & 0xff);
+	mr.ibmr.rkey = mr.ibmr.lkey;
 	counters().mrs_live++;
 	return mr;
+}
+
+ib_mr *Hca::alloc_mr(ib_pd *pd, ib_mr_type type, u32 max_num_sg)
+{
+	if (!profile_.mem_mgt_extensions || type != IB_MR_TYPE_MEM_REG)
+		return static_cast<ib_mr *>(ERR_PTR(-EOPNOTSUPP));
+	if (!max_num_sg || max_num_sg > profile_.max_fast_reg_page_list_len)
+		return static_cast<ib_mr *>(ERR_PTR(-EINVAL));
+	return &alloc_mr(pd, max_num_sg).ibmr;
 }
 
 void Hca::dereg_mr(Mr *mr)
 {
 	mrs_.erase(mr->index);
 	counters().mrs_live--;
-	delete mr;
 }
 
 Mr *Hca::expose(ib_pd *pd, void *buf, u64 len, int access)
 {
-	u64 addr = reinterpret_cast<uintptr_t>(buf);
-	Mr *mr = alloc_mr(pd, ~0u);
+	u64 addr = dma_addr(buf);
+	Mr &mr = alloc_mr(pd, ~0u);
 
 	for (u64 page = addr & PAGE_MASK; page < addr + len; page += PAGE_SIZE)
-		mr->pages.push_back(page);
-	mr->iova = addr;
-	mr->length = len;
-	mr->access = access;
-	mr->key_byte = mr->ibmr.rkey & 0xff;
-	mr->valid = true;
-	mr->exposed = true;
-	return mr;
+		mr.pages.push_back(page);
+	mr.kind = MrKind::exposed;
+	mr.iova = addr;
+	mr.length = len;
+	mr.access = access;
+	mr.key_byte = mr.ibmr.rkey & 0xff;
+	mr.valid = true;
+	return &mr;
 }
 
 Mr *Hca::find_mr(u32 key)
 {
 	auto it = mrs_.find(key >> 8);
 
-	return it == mrs_.end() ? nullptr : it->second;
+	return it == mrs_.end() ? nullptr : &it->second;
 }
 
 void connect(ib_qp *a, ib_qp *b)
 {
-	Qp *qa = static_cast<Qp *>(a->sim);
-	Qp *qb = static_cast<Qp *>(b->sim);
-
-	qa->peer = qb;
-	qb->peer = qa;
+	qp_of(a).peer = &qp_of(b);
+	qp_of(b).peer = &qp_of(a);
 }
 
 std::vector<Completion> &completions(ib_qp *qp)
 {
-	return static_cast<Qp *>(qp->sim)->cq;
+	return qp_of(qp).cq;
 }
 
 bool qp_in_error(ib_qp *qp)
 {
-	return static_cast<Qp *>(qp->sim)->error;
+	return qp_of(qp).error;
 }
 
 void set_qp_error(ib_qp *qp)
 {
-	static_cast<Qp *>(qp->sim)->error = true;
+	qp_of(qp).error = true;
 }
 
 void set_max_send_wr(ib_qp *qp, u32 max_send_wr)
 {
-	static_cast<Qp *>(qp->sim)->max_send_wr = max_send_wr;
+	qp_of(qp).max_send_wr = max_send_wr;
 }
 
 size_t queued(ib_qp *qp)
 {
-	return static_cast<Qp *>(qp->sim)->sq.size();
+	return qp_of(qp).sq.size();
 }
 
 int post(ib_qp *qp, ib_send_wr *wr)
@@ -203,72 +208,169 @@ int post(ib_qp *qp, ib_send_wr *wr)
 	return ib_post_send(qp, wr, &bad);
 }
 
+// ---- the driver side of the verbs -------------------------------------------
+
+// Like ib_sg_to_pages(), quirks included: it stops at a hole, or when the
+// page list is full; then the page that filled the list is listed but the
+// MR's bytes stop at that page's start, where the next MR is told to begin.
+int Mr::map_sg(scatterlist *sgl, int sg_nents, unsigned int *sg_offset_p,
+	       unsigned int page_size)
+{
+	unsigned int sg_offset = sg_offset_p ? *sg_offset_p : 0;
+	const bool merges = hca->profile().merges_pages;
+	u64 last_end = 0, last_page_off = 0;
+	struct scatterlist *sg;
+	u32 slots = 0;
+	int i;
+
+	if (page_size != PAGE_SIZE || sg_nents <= 0 ||
+	    sg_offset > sg_dma_len(sgl))
+		return -EINVAL;
+	staged.clear();
+	staged_iova = sg_dma_address(sgl) + sg_offset;
+	staged_length = 0;
+	ibmr.iova = staged_iova;
+	ibmr.page_size = page_size;
+	for_each_sg(sgl, sg, sg_nents, i) {
+		u64 addr = sg_dma_address(sg) + sg_offset;
+		u64 len = sg_dma_len(sg) - sg_offset;
+		u64 end = addr + len;
+		u64 page = addr & PAGE_MASK;
+		u64 prev = addr;
+
+		if (i && (last_page_off || page != addr)) {
+			if (last_end != addr)
+				break;		// a hole
+			page += PAGE_SIZE;	// continues in the last page
+		}
+		for (; page < end; page += PAGE_SIZE) {
+			bool merged = merges && !staged.empty() &&
+				      staged.back() + PAGE_SIZE == page;
+
+			if (!merged && slots == max_num_sg) {
+				unsigned int off = prev - sg_dma_address(sg);
+
+				staged_length += prev - addr;
+				ibmr.length = staged_length;
+				if (sg_offset_p)
+					*sg_offset_p = off;
+				return i || off ? i : -ENOMEM;
+			}
+			staged.push_back(page);
+			slots += !merged;
+			prev = page;
+		}
+		staged_length += len;
+		last_end = end;
+		last_page_off = end & ~PAGE_MASK;
+		sg_offset = 0;
+	}
+	if (sg_offset_p)
+		*sg_offset_p = 0;
+	ibmr.length = staged_length;
+	return i;
+}
+
 namespace {
-void run_one(Qp &qp);
+
+bool is_read(ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV;
+}
+
+// What a driver refuses before the WR reaches the queue.
+bool post_check(const Qp &qp, const ib_send_wr &wr)
+{
+	const u32 max_sge = is_read(wr.opcode) ? qp.qp.max_read_sge :
+						 qp.qp.max_write_sge;
+
+	if (wr.num_sge < 0 || u32(wr.num_sge) > max_sge)
+		return false;
+	if (wr.opcode == IB_WR_RDMA_READ_WITH_INV && !qp.hca->profile().iwarp)
+		return false;
+	if (wr.opcode == IB_WR_REG_MR) {
+		const ib_mr *mr = reg_wr(&wr)->mr;
+
+		if (!mr || mr->device != qp.qp.device)
+			return false;
+	}
+	return true;
+}
+
+// The device's copy of a posted WR.
+SendWqe capture(const ib_send_wr &wr)
+{
+	SendWqe w = {.wr = wr};
+
+	w.wr.next = nullptr;
+	w.wr.sg_list = nullptr;
+	if (wr.num_sge > 0)
+		w.sges.assign(wr.sg_list, wr.sg_list + wr.num_sge);
+	switch (wr.opcode) {
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+		w.remote_addr = rdma_wr(&wr)->remote_addr;
+		w.rkey = rdma_wr(&wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		w.reg_mr = reg_wr(&wr)->mr;
+		w.reg_key = reg_wr(&wr)->key;
+		w.reg_access = reg_wr(&wr)->access;
+		break;
+	default:
+		break;
+	}
+	return w;
+}
+
 } // namespace
 
-size_t step(ib_qp *qp, size_t n)
+int Qp::post(const ib_send_wr *wr, const ib_send_wr **bad_wr)
 {
-	Qp &q = *static_cast<Qp *>(qp->sim);
-	size_t done = 0;
+	// As drivers do: WR by WR, and the WRs before the one refused stay
+	// posted.  A QP in error takes WRs too; they are flushed.
+	for (; wr; wr = wr->next) {
+		int ret = 0;
 
-	for (; done < n && !q.sq.empty(); done++)
-		run_one(q);
-	return done;
-}
-
-size_t drain()
-{
-	size_t done = 0, before;
-
-	do {
-		before = done;
-		// By index: a WR never creates or destroys a QP, but stay safe.
-		for (size_t i = 0; i < live_qps().size(); i++)
-			if (!live_qps()[i]->sq.empty()) {
-				run_one(*live_qps()[i]);
-				done++;
-			}
-	} while (done != before);
-	return done;
-}
-
-size_t drain_random(uint64_t seed)
-{
-	std::mt19937_64 rng(seed);
-	std::vector<Qp *> busy;
-	size_t done = 0;
-
-	for (;;) {
-		busy.clear();
-		for (Qp *qp : live_qps())
-			if (!qp->sq.empty())
-				busy.push_back(qp);
-		if (busy.empty())
-			return done;
-		run_one(*busy[rng() % busy.size()]);
-		done++;
+		if (!post_check(*this, *wr))
+			ret = -EINVAL;
+		else if (sq.size() >= max_send_wr)
+			ret = -ENOMEM;
+		if (ret) {
+			if (bad_wr)
+				*bad_wr = wr;
+			return ret;
+		}
+		sq.push_back(capture(*wr));
 	}
+	return 0;
 }
 
 // ---- execution -------------------------------------------------------------
 
 namespace {
 
-struct Span {
-	u8 *p;
-	u64 len;
+// The host memory a WR reaches through its keys, in order, and whether all
+// of it is still DMA-mapped.
+struct Reach {
+	std::vector<std::span<u8>> spans;
+	bool mapped = true;
+
+	// Add [addr, addr + len) of @mr; false if the MR does not hold it.
+	bool add(const Mr &mr, u64 addr, u64 len);
 };
 
-
-// Where [addr, addr + len) of an MR lives in host memory.
-bool translate(const Mr &mr, u64 addr, u64 len, std::vector<Span> *out)
+bool Reach::add(const Mr &mr, u64 addr, u64 len)
 {
-	if (mr.dma_mr) {
-		out->push_back({reinterpret_cast<u8 *>(addr), len});
+	const size_t from = spans.size();
+
+	if (mr.dma_mr()) {
+		spans.emplace_back(host_ptr(addr), len);
 		return true;
 	}
-	if (addr < mr.iova || len > mr.length || addr - mr.iova > mr.length - len)
+	if (addr < mr.iova || len > mr.length ||
+	    addr - mr.iova > mr.length - len)
 		return false;
 	u64 pos = (mr.iova & ~PAGE_MASK) + (addr - mr.iova);
 	while (len) {
@@ -278,27 +380,24 @@ bool translate(const Mr &mr, u64 addr, u64 len, std::vector<Span> *out)
 
 		if (page >= mr.pages.size())
 			return false;
-		out->push_back({reinterpret_cast<u8 *>(mr.pages[page] + in_page), n});
+		spans.emplace_back(host_ptr(mr.pages[page] + in_page), n);
 		pos += n;
 		len -= n;
 	}
-	return true;
-}
-
-// A registered MR's pages came from DMA addresses: the memory must still be
-// mapped when the device reaches it through the MR.
-bool still_mapped(const Mr &mr, const std::vector<Span> &spans, size_t from)
-{
-	if (mr.dma_mr || mr.exposed)
+	// A registered MR's pages came from DMA addresses: the memory must
+	// still be mapped when the device reaches it through the MR.
+	if (mr.kind != MrKind::registered)
 		return true;
-	for (size_t i = from; i < spans.size(); i++) {
-		u64 page = reinterpret_cast<uintptr_t>(spans[i].p) & PAGE_MASK;
+	for (std::span<u8> s : std::span(spans).subspan(from)) {
+		u64 page = dma_addr(s.data()) & PAGE_MASK;
 
 		if (!page_mapped(page)) {
-			std::fprintf(stderr, "sim: DMA-API: key %#x reaches unmapped page %#llx\n",
-				     mr.ibmr.lkey, static_cast<unsigned long long>(page));
+			std::fprintf(stderr, "sim: DMA-API: key %#x reaches "
+				     "unmapped page %#llx\n", mr.ibmr.lkey,
+				     static_cast<unsigned long long>(page));
 			counters().dma_api_errors++;
-			return false;
+			mapped = false;
+			break;
 		}
 	}
 	return true;
@@ -306,26 +405,20 @@ bool still_mapped(const Mr &mr, const std::vector<Span> &spans, size_t from)
 
 // The lkey checks of the local side.
 ib_wc_status check_local(Qp &qp, const ib_sge &sge, int need, bool read_sink,
-			 std::vector<Span> *out, bool *mapped)
+			 Reach &into)
 {
-	Mr *mr = qp.hca->find_mr(sge.lkey);
-	size_t from = out->size();
+	const Profile &p = qp.hca->profile();
+	const Mr *mr = qp.hca->find_mr(sge.lkey);
 
-	if (!mr || mr->ibmr.pd != qp.qp.pd || !mr->valid)
+	if (!mr || mr->ibmr.pd != qp.qp.pd || !mr->valid ||
+	    !mr->key_matches(sge.lkey) || (mr->access & need) != need)
 		return IB_WC_LOC_PROT_ERR;
-	if (!mr->dma_mr && (sge.lkey & 0xff) != mr->key_byte)
+	if (read_sink && p.iwarp &&
+	    !(mr->dma_mr() ? p.dma_lkey_read_sink :
+			     (mr->access & IB_ACCESS_REMOTE_WRITE)))
 		return IB_WC_LOC_PROT_ERR;
-	if ((mr->access & need) != need)
+	if (!into.add(*mr, sge.addr, sge.length))
 		return IB_WC_LOC_PROT_ERR;
-	if (read_sink && qp.hca->profile().iwarp) {
-		bool ok = mr->dma_mr ? qp.hca->profile().dma_lkey_read_sink :
-				       (mr->access & IB_ACCESS_REMOTE_WRITE);
-		if (!ok)
-			return IB_WC_LOC_PROT_ERR;
-	}
-	if (!translate(*mr, sge.addr, sge.length, out))
-		return IB_WC_LOC_PROT_ERR;
-	*mapped &= still_mapped(*mr, *out, from);
 	return IB_WC_SUCCESS;
 }
 
@@ -333,41 +426,41 @@ ib_wc_status check_local(Qp &qp, const ib_sge &sge, int need, bool read_sink,
 // rights of READs (siw) still wants a valid key of the PD over the bytes:
 // the PD's DMA MR (all memory) then passes too.
 ib_wc_status check_remote(Qp &qp, u64 addr, u64 len, u32 rkey, int need,
-			  std::vector<Span> *out, bool *mapped)
+			  Reach &into)
 {
-	Qp *peer = qp.peer;
-	Mr *mr = peer ? peer->hca->find_mr(rkey) : nullptr;
-	bool rights = need != IB_ACCESS_REMOTE_READ ||
-		      peer->hca->profile().checks_remote_read_access;
+	const Qp *peer = qp.peer;
+	const Mr *mr = peer ? peer->hca->find_mr(rkey) : nullptr;
 
-	if (!mr || (mr->dma_mr && rights) || mr->ibmr.pd != peer->qp.pd ||
-	    !mr->valid || (!mr->dma_mr && (rkey & 0xff) != mr->key_byte) ||
-	    (rights && (mr->access & need) != need) ||
-	    !translate(*mr, addr, len, out)) {
-		if (getenv("SIM_DEBUG"))
-			fprintf(stderr, "sim: remote check failed: mr %p rkey %x valid %d keybyte %x access %x need %x addr %llx len %llu iova %llx length %llu\n", (void*)mr, rkey, mr ? mr->valid : -1, mr ? mr->key_byte : 0, mr ? mr->access : 0, need, (unsigned long long)addr, (unsigned long long)len, mr ? (unsigned long long)mr->iova : 0ull, mr ? (unsigned long long)mr->length : 0ull);
+	if (!mr)
 		return IB_WC_REM_ACCESS_ERR;
-	}
-	*mapped &= still_mapped(*mr, *out, 0);
+	const bool rights = need != IB_ACCESS_REMOTE_READ ||
+			    peer->hca->profile().checks_remote_read_access;
+
+	if ((mr->dma_mr() && rights) || mr->ibmr.pd != peer->qp.pd ||
+	    !mr->valid || !mr->key_matches(rkey) ||
+	    (rights && (mr->access & need) != need) ||
+	    !into.add(*mr, addr, len))
+		return IB_WC_REM_ACCESS_ERR;
 	return IB_WC_SUCCESS;
 }
 
-void copy_spans(const std::vector<Span> &dst, const std::vector<Span> &src)
+void copy_spans(std::span<const std::span<u8>> dst,
+		std::span<const std::span<u8>> src)
 {
 	size_t di = 0, si = 0;
 	u64 doff = 0, soff = 0;
 
 	while (di < dst.size() && si < src.size()) {
-		u64 n = std::min(dst[di].len - doff, src[si].len - soff);
+		u64 n = std::min(dst[di].size() - doff, src[si].size() - soff);
 
-		std::memmove(dst[di].p + doff, src[si].p + soff, n);
+		std::memmove(dst[di].data() + doff, src[si].data() + soff, n);
 		doff += n;
 		soff += n;
-		if (doff == dst[di].len) {
+		if (doff == dst[di].size()) {
 			di++;
 			doff = 0;
 		}
-		if (soff == src[si].len) {
+		if (soff == src[si].size()) {
 			si++;
 			soff = 0;
 		}
@@ -376,40 +469,38 @@ void copy_spans(const std::vector<Span> &dst, const std::vector<Span> &src)
 
 ib_wc_status exec_rdma(Qp &qp, const SendWqe &w)
 {
-	const ib_send_wr &wr = w.wr;
-	bool read = wr.opcode == IB_WR_RDMA_READ ||
-		    wr.opcode == IB_WR_RDMA_READ_WITH_INV;
-	std::vector<Span> local, remote;
-	bool mapped = true;
+	const bool read = is_read(w.wr.opcode);
+	Reach local, remote;
 	u64 total = 0;
 	ib_wc_status st;
 
 	for (const ib_sge &sge : w.sges) {
-		st = check_local(qp, sge, read ? IB_ACCESS_LOCAL_WRITE : 0, read,
-				 &local, &mapped);
+		st = check_local(qp, sge, read ? IB_ACCESS_LOCAL_WRITE : 0,
+				 read, local);
 		if (st != IB_WC_SUCCESS)
 			return st;
 		total += sge.length;
 	}
 	st = check_remote(qp, w.remote_addr, total, w.rkey,
 			  read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE,
-			  &remote, &mapped);
+			  remote);
 	if (st != IB_WC_SUCCESS)
 		return st;
 	// Memory given back while a key still reached it: reported above; the
 	// bytes are not moved, as they may belong to someone else by now.
-	if (mapped) {
+	if (local.mapped && remote.mapped) {
 		if (read)
-			copy_spans(local, remote);
+			copy_spans(local.spans, remote.spans);
 		else
-			copy_spans(remote, local);
+			copy_spans(remote.spans, local.spans);
 	}
 
-	if (wr.opcode == IB_WR_RDMA_READ_WITH_INV) {
-		Mr *sink = qp.hca->find_mr(wr.ex.invalidate_rkey);
+	if (w.wr.opcode == IB_WR_RDMA_READ_WITH_INV) {
+		const u32 key = w.wr.ex.invalidate_rkey;
+		Mr *sink = qp.hca->find_mr(key);
 
-		if (!sink || sink->dma_mr || !sink->valid ||
-		    (wr.ex.invalidate_rkey & 0xff) != sink->key_byte)
+		if (!sink || sink->dma_mr() || !sink->valid ||
+		    !sink->key_matches(key))
 			return IB_WC_LOC_PROT_ERR;
 		sink->valid = false;
 	}
@@ -424,7 +515,7 @@ ib_wc_status exec_reg(Qp &qp, const SendWqe &w)
 
 	// REG_MR on a valid MR fails; so does a key of another MR, a remote
 	// write without local write, and a registration with no page list.
-	if (!mr || &mr->ibmr != w.reg_mr || mr->dma_mr || mr->valid ||
+	if (!mr || &mr->ibmr != w.reg_mr || mr->dma_mr() || mr->valid ||
 	    mr->ibmr.pd != qp.qp.pd || mr->staged.empty())
 		return IB_WC_MW_BIND_ERR;
 	if ((w.reg_access & IB_ACCESS_REMOTE_WRITE) &&
@@ -441,10 +532,11 @@ ib_wc_status exec_reg(Qp &qp, const SendWqe &w)
 
 ib_wc_status exec_local_inv(Qp &qp, const SendWqe &w)
 {
-	Mr *mr = qp.hca->find_mr(w.wr.ex.invalidate_rkey);
+	const u32 key = w.wr.ex.invalidate_rkey;
+	Mr *mr = qp.hca->find_mr(key);
 
-	if (!mr || mr->dma_mr || !mr->valid || mr->ibmr.pd != qp.qp.pd ||
-	    (w.wr.ex.invalidate_rkey & 0xff) != mr->key_byte)
+	if (!mr || mr->dma_mr() || !mr->valid || mr->ibmr.pd != qp.qp.pd ||
+	    !mr->key_matches(key))
 		return IB_WC_LOC_QP_OP_ERR;
 	mr->valid = false;
 	return IB_WC_SUCCESS;
@@ -496,219 +588,118 @@ void run_one(Qp &qp)
 	counters().wrs_executed++;
 }
 
-// What a driver refuses before the WR reaches the queue.
-bool post_check(const Qp &qp, const ib_send_wr &wr)
-{
-	const Profile &p = qp.hca->profile();
-	bool read = wr.opcode == IB_WR_RDMA_READ ||
-		    wr.opcode == IB_WR_RDMA_READ_WITH_INV;
-
-	if (wr.num_sge < 0 ||
-	    u32(wr.num_sge) > (read ? qp.qp.max_read_sge : qp.qp.max_write_sge))
-		return false;
-	if (wr.opcode == IB_WR_RDMA_READ_WITH_INV && !p.iwarp)
-		return false;
-	if (wr.opcode == IB_WR_REG_MR) {
-		const ib_reg_wr &reg = *reinterpret_cast<const ib_reg_wr *>(&wr);
-
-		if (!reg.mr || reg.mr->device != qp.qp.device)
-			return false;
-	}
-	return true;
-}
-
-// The device's copy of a posted WR.
-SendWqe capture(const ib_send_wr &wr)
-{
-	SendWqe w;
-
-	w.wr = wr;
-	w.wr.next = nullptr;
-	if (wr.num_sge > 0)
-		w.sges.assign(wr.sg_list, wr.sg_list + wr.num_sge);
-	w.wr.sg_list = nullptr;
-	switch (wr.opcode) {
-	case IB_WR_RDMA_READ:
-	case IB_WR_RDMA_READ_WITH_INV:
-	case IB_WR_RDMA_WRITE: {
-		const ib_rdma_wr &rdma = *reinterpret_cast<const ib_rdma_wr *>(&wr);
-
-		w.remote_addr = rdma.remote_addr;
-		w.rkey = rdma.rkey;
-		break;
-	}
-	case IB_WR_REG_MR: {
-		const ib_reg_wr &reg = *reinterpret_cast<const ib_reg_wr *>(&wr);
-
-		w.reg_mr = reg.mr;
-		w.reg_key = reg.key;
-		w.reg_access = reg.access;
-		break;
-	}
-	default:
-		break;
-	}
-	return w;
-}
-
 } // namespace
 
-ib_mr *Hca::alloc_mr(ib_pd *pd, ib_mr_type type, u32 max_num_sg)
+size_t step(ib_qp *qp, size_t n)
 {
-	Hca *hca = this;
+	Qp &q = qp_of(qp);
+	size_t done = 0;
 
-	if (!hca->profile().mem_mgt_extensions || type != IB_MR_TYPE_MEM_REG)
-		return static_cast<ib_mr *>(ERR_PTR(-EOPNOTSUPP));
-	if (!max_num_sg || max_num_sg > hca->profile().max_fast_reg_page_list_len)
-		return static_cast<ib_mr *>(ERR_PTR(-EINVAL));
-	return &hca->alloc_mr(pd, max_num_sg)->ibmr;
+	for (; done < n && !q.sq.empty(); done++)
+		run_one(q);
+	return done;
 }
 
-// Like ib_sg_to_pages(), quirks included: it stops at a hole, or when the
-// page list is full; then the page that filled the list is listed but the
-// MR's bytes stop at that page's start, where the next MR is told to begin.
-int Mr::map_sg(scatterlist *sgl, int sg_nents, unsigned int *sg_offset_p,
-	       unsigned int page_size)
+size_t drain()
 {
-	Mr *mr = this;
-	ib_mr *ibmr = &this->ibmr;
-	unsigned int sg_offset = sg_offset_p ? *sg_offset_p : 0;
-	u64 last_end = 0, last_page_off = 0;
-	struct scatterlist *sg;
-	int i;
+	size_t done = 0, before;
 
-	if (page_size != PAGE_SIZE || sg_nents <= 0 ||
-	    sg_offset > sg_dma_len(sgl))
-		return -EINVAL;
-	u32 slots = 0;
-
-	mr->staged.clear();
-	mr->staged_iova = sg_dma_address(sgl) + sg_offset;
-	mr->staged_length = 0;
-	ibmr->iova = mr->staged_iova;
-	ibmr->page_size = page_size;
-	for_each_sg(sgl, sg, sg_nents, i) {
-		u64 addr = sg_dma_address(sg) + sg_offset;
-		u64 len = sg_dma_len(sg) - sg_offset;
-		u64 end = addr + len;
-		u64 page = addr & PAGE_MASK;
-		u64 prev = addr;
-
-		if (i && (last_page_off || page != addr)) {
-			if (last_end != addr)
-				break;		// a hole
-			page += PAGE_SIZE;	// continues in the last page
-		}
-		for (; page < end; page += PAGE_SIZE) {
-			bool merged = mr->hca->profile().merges_pages &&
-				      !mr->staged.empty() &&
-				      mr->staged.back() + PAGE_SIZE == page;
-
-			if (!merged && slots == mr->max_num_sg) {
-				unsigned int off = prev - sg_dma_address(sg);
-
-				mr->staged_length += prev - addr;
-				ibmr->length = mr->staged_length;
-				if (sg_offset_p)
-					*sg_offset_p = off;
-				return i || off ? i : -ENOMEM;
+	do {
+		before = done;
+		// By index: a WR never creates or destroys a QP, but stay safe.
+		for (size_t i = 0; i < live_qps().size(); i++)
+			if (!live_qps()[i]->sq.empty()) {
+				run_one(*live_qps()[i]);
+				done++;
 			}
-			mr->staged.push_back(page);
-			slots += !merged;
-			prev = page;
-		}
-		mr->staged_length += len;
-		last_end = end;
-		last_page_off = end & ~PAGE_MASK;
-		sg_offset = 0;
-	}
-	if (sg_offset_p)
-		*sg_offset_p = 0;
-	ibmr->length = mr->staged_length;
-	return i;
+	} while (done != before);
+	return done;
 }
 
-int Qp::post(const ib_send_wr *wr, const ib_send_wr **bad_wr)
+size_t drain_random(uint64_t seed)
 {
-	Qp &qp = *this;
+	std::mt19937_64 rng(seed);
+	std::vector<Qp *> busy;
+	size_t done = 0;
 
-	// As drivers do: WR by WR, and the WRs before the one refused stay
-	// posted.  A QP in error takes WRs too; they are flushed.
-	for (; wr; wr = wr->next) {
-		int ret = 0;
-
-		if (!post_check(qp, *wr))
-			ret = -EINVAL;
-		else if (qp.sq.size() >= qp.max_send_wr)
-			ret = -ENOMEM;
-		if (ret) {
-			if (bad_wr)
-				*bad_wr = wr;
-			return ret;
-		}
-		qp.sq.push_back(capture(*wr));
+	for (;;) {
+		busy.clear();
+		for (Qp *qp : live_qps())
+			if (!qp->sq.empty())
+				busy.push_back(qp);
+		if (busy.empty())
+			return done;
+		run_one(*busy[rng() % busy.size()]);
+		done++;
 	}
-	return 0;
 }
 
-} // namespace sim
+// ---- FMR callbacks of the FMR profile -------------------------------------
 
-// ---- FMR callbacks of the FMR profile ----------------------------------------
-
-namespace sim {
 namespace {
+
+// An FMR handle is the device MR behind it.
+Mr &fmr_of(void *fmr)
+{
+	return *static_cast<Mr *>(fmr);
+}
 
 void *sim_fmr_alloc(struct ib_pd *pd, u32 max_pages)
 {
-	Hca *hca = static_cast<Hca *>(pd->device->sim);
+	Hca &hca = hca_of(pd->device);
 
-	if (max_pages > hca->profile().fmr_max_pages)
+	if (max_pages > hca.profile().fmr_max_pages)
 		return ERR_PTR(-EINVAL);
-	return hca->alloc_mr(pd, max_pages);
+	return &hca.alloc_mr(pd, max_pages);
 }
 
 int sim_fmr_map(void *fmr, const u64 *pages, u32 npages, u64 iova, u64 length,
 		int access, u32 *key)
 {
-	Mr *mr = static_cast<Mr *>(fmr);
+	Mr &mr = fmr_of(fmr);
 
 	// Mapping a handle whose key was not flushed is what FMR forbids.
-	if (mr->valid) {
+	if (mr.valid) {
 		counters().fmr_remap_unflushed++;
 		return -EBUSY;
 	}
-	if (!npages || npages > mr->max_num_sg ||
+	if (!npages || npages > mr.max_num_sg ||
 	    (iova & PAGE_MASK) != pages[0] ||
 	    (iova & ~PAGE_MASK) + length > u64(npages) * PAGE_SIZE)
 		return -EINVAL;
-	mr->pages.assign(pages, pages + npages);
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	mr->key_byte++;
-	mr->valid = true;
-	mr->fmr_maps++;
-	*key = mr->index << 8 | mr->key_byte;
+	mr.pages.assign(pages, pages + npages);
+	mr.iova = iova;
+	mr.length = length;
+	mr.access = access;
+	mr.key_byte++;
+	mr.valid = true;
+	mr.fmr_maps++;
+	*key = mr.index << 8 | mr.key_byte;
 	return 0;
 }
 
 int sim_fmr_unmap(void **fmrs, unsigned int n)
 {
-	for (unsigned int i = 0; i < n; i++)
-		static_cast<Mr *>(fmrs[i])->valid = false;
+	for (void *fmr : std::span(fmrs, n))
+		fmr_of(fmr).valid = false;
 	counters().fmr_unmap_calls++;
 	return 0;
 }
 
 void sim_fmr_free(void *fmr)
 {
-	Mr *mr = static_cast<Mr *>(fmr);
+	Mr &mr = fmr_of(fmr);
 
-	mr->hca->dereg_mr(mr);
+	mr.hca->dereg_mr(&mr);
 }
 
 } // namespace
 
-const rdma_fmr_ops kFmrOps = {sim_fmr_alloc, sim_fmr_map, sim_fmr_unmap,
-			      sim_fmr_free};
+const rdma_fmr_ops kFmrOps = {
+	.alloc = sim_fmr_alloc,
+	.map = sim_fmr_map,
+	.unmap = sim_fmr_unmap,
+	.free = sim_fmr_free,
+};
+
 } // namespace sim

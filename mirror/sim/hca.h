@@ -23,7 +23,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "mrcore_internal.h"
@@ -60,7 +59,7 @@ extern const Profile kRoce;	// like rxe: RoCEv2
 extern const Profile kIwarp;	// iWARP by the rules (RFC 5040), no quirks
 extern const Profile kSiw;	// siw 6.12: iWARP, with siw's quirks
 extern const Profile kNoFastReg;	// a device without fast registration
-extern const Profile kFmr;		// a legacy IB device with FMR callbacks
+extern const Profile kFmr;	// a legacy IB device with FMR callbacks
 extern const rdma_fmr_ops kFmrOps;	// the FMR profile's callbacks
 
 struct Completion {
@@ -79,19 +78,25 @@ struct Counters {
 	long dma_api_errors = 0;
 	long fmr_remap_unflushed = 0;
 	long fmr_unmap_calls = 0;
-	long wrs_executed = 0;		// taken off send queues, flushes included
+	long wrs_executed = 0;	// taken off send queues, flushes included
 };
 Counters &counters();
 
 class Hca;
 
+// What a device MR is.
+enum class MrKind {
+	dma,		// the PD's local DMA lkey: all memory, local only
+	registered,	// allocated for the core: REG_MR or FMR maps it
+	exposed,	// made by expose(): a test's far side, not the core's
+};
+
 struct Mr {
-	ib_mr ibmr;		// first: the core's ib_mr * is a Mr *
-	Hca *hca;
-	u32 index;
-	u32 max_num_sg;
-	bool dma_mr = false;	// the PD's local DMA lkey: all memory, local only
-	bool exposed = false;	// made by expose(), not registered by the core
+	ib_mr ibmr{};		// ibmr.sim points back here
+	Hca *hca = nullptr;
+	u32 index = 0;
+	u32 max_num_sg = 0;
+	MrKind kind = MrKind::registered;
 	bool valid = false;
 	u8 key_byte = 0;
 	int access = 0;
@@ -103,6 +108,13 @@ struct Mr {
 	u64 staged_iova = 0;
 	u64 staged_length = 0;
 
+	bool dma_mr() const { return kind == MrKind::dma; }
+	// Whether @key names this MR in its current generation.
+	bool key_matches(u32 key) const
+	{
+		return dma_mr() || (key & 0xff) == key_byte;
+	}
+
 	// The device's map_mr_sg: ib_map_mr_sg() of the page list staged
 	// for the next REG_MR.
 	int map_sg(scatterlist *sgl, int sg_nents, unsigned int *sg_offset_p,
@@ -112,18 +124,18 @@ struct Mr {
 // A WR as the device keeps it once posted: a copy, so the poster may reuse
 // its own WR at once, as with any driver.
 struct SendWqe {
-	ib_send_wr wr{};		// next is unused, sg_list points at sges
-	std::vector<ib_sge> sges;
+	ib_send_wr wr{};	// next is unused, sg_list points at sges
+	std::vector<ib_sge> sges{};
 	u64 remote_addr = 0;		// RDMA READ/WRITE
 	u32 rkey = 0;
-	ib_mr *reg_mr = nullptr;	// REG_MR: compared, never dereferenced
+	const ib_mr *reg_mr = nullptr;	// REG_MR: only compared
 	u32 reg_key = 0;
 	int reg_access = 0;
 };
 
 struct Qp {
-	ib_qp qp;
-	Hca *hca;
+	ib_qp qp{};			// qp.sim points back here
+	Hca *hca = nullptr;
 	Qp *peer = nullptr;
 	bool error = false;
 	u32 max_send_wr = 0;		// WRs the send queue holds
@@ -150,8 +162,10 @@ public:
 
 	// The device's alloc_mr: ib_alloc_mr(), or an ERR_PTR.
 	ib_mr *alloc_mr(ib_pd *pd, ib_mr_type type, u32 max_num_sg);
-	Mr *alloc_mr(ib_pd *pd, u32 max_num_sg);
+	// A device MR of @max_num_sg pages, not valid yet (FMR's too).
+	Mr &alloc_mr(ib_pd *pd, u32 max_num_sg);
 	void dereg_mr(Mr *mr);
+	// The MR a key names (any generation), or nullptr.
 	Mr *find_mr(u32 key);
 	// Test facility for the far side of an I/O: a valid MR over
 	// [buf, buf + len) of any size, without the core.  dereg_mr() frees it.
@@ -159,19 +173,34 @@ public:
 	size_t live_mrs() const { return mrs_.size(); }
 
 private:
+	Mr &new_mr(ib_pd *pd, MrKind kind);
+
 	Profile profile_;
 	ib_device dev_{};
 	std::vector<std::unique_ptr<ib_pd>> pds_;
 	std::vector<std::unique_ptr<Qp>> qps_;
-	std::map<u32, Mr *> mrs_;
+	// By index (a key's upper 24 bits).  A node map: a Mr never moves,
+	// as the core holds its ib_mr.
+	std::map<u32, Mr> mrs_;
 	u32 next_index_ = 1;
 };
 
-// The simulated objects behind the kernel's.
-inline Hca &hca_of(const ib_device *dev) { return *static_cast<Hca *>(dev->sim); }
-inline Qp &qp_of(const ib_qp *qp) { return *static_cast<Qp *>(qp->sim); }
-// The ib_mr is the first member of a Mr.
-inline Mr &mr_of(ib_mr *ibmr) { return *reinterpret_cast<Mr *>(ibmr); }
+// The simulated objects behind the kernel's: each kernel object's sim
+// field points at what owns it.
+inline Hca &hca_of(const ib_device *dev)
+{
+	return *static_cast<Hca *>(dev->sim);
+}
+
+inline Qp &qp_of(const ib_qp *qp)
+{
+	return *static_cast<Qp *>(qp->sim);
+}
+
+inline Mr &mr_of(const ib_mr *mr)
+{
+	return *static_cast<Mr *>(mr->sim);
+}
 
 // Connect two RC QPs (on the same or on two HCAs).
 void connect(ib_qp *a, ib_qp *b);

@@ -6,9 +6,23 @@
 #ifndef MRCORE_MIRROR_SIM_SHIMS_H
 #define MRCORE_MIRROR_SIM_SHIMS_H
 
+#include <cstdint>
+
 #include "mrcore_internal.h"
 
 namespace sim {
+
+// A DMA address is the host address: no IOMMU, no bounce buffers.  The
+// two conversions, the one place integers and pointers are cast.
+inline u64 dma_addr(const void *p)
+{
+	return reinterpret_cast<uintptr_t>(p);
+}
+
+inline u8 *host_ptr(u64 addr)
+{
+	return reinterpret_cast<u8 *>(static_cast<uintptr_t>(addr));
+}
 
 // A device comes or goes: the registered client, if any, sees add() or
 // remove(), as with ib_register_device() and ib_unregister_device().

@@ -6,27 +6,39 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <set>
 #include <string>
-#include <utility>
 
 #include "mrcore_internal.h"
 
+// A directory: its path.  The kernel's struct dentry is opaque to the core.
+struct dentry {
+	std::string path;
+};
+
 namespace {
 
-std::map<std::string, std::pair<const file_operations *, void *>> &
-debugfs_files()
+struct DebugfsFile {
+	const file_operations *fops;
+	void *data;
+};
+
+// Files by path; directories by path, each made once and kept (a node map:
+// the dentry the core holds never moves).
+std::map<std::string, DebugfsFile> &debugfs_files()
 {
-	static std::map<std::string, std::pair<const file_operations *, void *>> m;
+	static std::map<std::string, DebugfsFile> m;
 	return m;
 }
 
-// A dentry is its path, interned.
-std::string debugfs_path(struct dentry *parent, const char *name)
+std::map<std::string, dentry> &debugfs_dirs()
 {
-	if (!parent)
-		return name;
-	return *reinterpret_cast<const std::string *>(parent) + "/" + name;
+	static std::map<std::string, dentry> m;
+	return m;
+}
+
+std::string debugfs_path(const dentry *parent, const char *name)
+{
+	return parent ? parent->path + "/" + name : name;
 }
 
 } // namespace
@@ -34,16 +46,16 @@ std::string debugfs_path(struct dentry *parent, const char *name)
 extern "C" struct dentry *debugfs_create_dir(const char *name,
 					     struct dentry *parent)
 {
-	static std::set<std::string> dirs;
-	const std::string &path = *dirs.insert(debugfs_path(parent, name)).first;
+	std::string path = debugfs_path(parent, name);
+	auto [it, added] = debugfs_dirs().try_emplace(path, dentry{path});
 
-	return reinterpret_cast<struct dentry *>(const_cast<std::string *>(&path));
+	return &it->second;
 }
 
-extern "C" struct dentry *debugfs_create_file(const char *name,
-					      unsigned short mode,
-					      struct dentry *parent, void *data,
-					      const struct file_operations *fops)
+extern "C" struct dentry *
+debugfs_create_file(const char *name, unsigned short mode,
+		    struct dentry *parent, void *data,
+		    const struct file_operations *fops)
 {
 	debugfs_files()[debugfs_path(parent, name)] = {fops, data};
 	return nullptr;
@@ -65,14 +77,14 @@ extern "C" const struct file_operations *mirror_debugfs_fops(const char *name)
 {
 	auto it = debugfs_files().find(name);
 
-	return it == debugfs_files().end() ? nullptr : it->second.first;
+	return it == debugfs_files().end() ? nullptr : it->second.fops;
 }
 
 extern "C" void *mirror_debugfs_data(const char *name)
 {
 	auto it = debugfs_files().find(name);
 
-	return it == debugfs_files().end() ? nullptr : it->second.second;
+	return it == debugfs_files().end() ? nullptr : it->second.data;
 }
 
 extern "C" loff_t default_llseek(struct file *f, loff_t off, int whence)

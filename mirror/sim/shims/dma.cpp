@@ -19,8 +19,8 @@ bool page_tracking = true;
 
 struct DmaMap {
 	int nents;
-	int dir;
-	std::vector<u64> pages;
+	dma_data_direction dir;
+	std::vector<u64> pages{};	// empty without page tracking
 };
 
 std::unordered_map<const scatterlist *, DmaMap> &dma_maps()
@@ -61,10 +61,10 @@ extern "C" int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sgl,
 			     static_cast<void *>(sgl));
 		sim::counters().dma_api_errors++;
 	}
-	DmaMap map = {nents, dir, {}};
+	DmaMap map = {.nents = nents, .dir = dir};
 
 	for_each_sg(sgl, sg, nents, i) {
-		u64 addr = reinterpret_cast<uintptr_t>(sg->buf);
+		u64 addr = sim::dma_addr(sg->buf);
 
 		sg->dma_address = addr;
 		sg->dma_length = sg->length;

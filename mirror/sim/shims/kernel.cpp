@@ -72,7 +72,8 @@ extern "C" void kfree(const void *p)
 	if (!p)
 		return;
 	if (!allocations().erase(p)) {
-		std::fprintf(stderr, "mirror: kfree of unknown pointer %p\n", p);
+		std::fprintf(stderr, "mirror: kfree of unknown pointer %p\n",
+			     p);
 		std::abort();
 	}
 	sim::counters().kmalloc_live--;
@@ -81,7 +82,8 @@ extern "C" void kfree(const void *p)
 
 extern "C" void mirror_warn(const char *cond, const char *file, int line)
 {
-	std::fprintf(stderr, "mirror: WARNING: %s at %s:%d\n", cond, file, line);
+	std::fprintf(stderr, "mirror: WARNING: %s at %s:%d\n", cond, file,
+		     line);
 	sim::counters().warnings++;
 }
 

@@ -72,7 +72,7 @@ extern "C" int ib_dereg_mr(struct ib_mr *ibmr)
 {
 	sim::Mr &mr = sim::mr_of(ibmr);
 
-	mr.hca->dereg_mr(&mr);
+	mr.hca->dereg_mr(&mr);	// frees mr
 	return 0;
 }
 
