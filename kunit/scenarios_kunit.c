@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
-#include "scenarios.h"
+#include "cases/scenarios.h"
 
 static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 {

@@ -12,7 +12,7 @@
 
 #include "fixture.h"
 
-#include "../../kunit/scenarios.h"
+#include "cases/scenarios.h"
 
 namespace mirror {
 

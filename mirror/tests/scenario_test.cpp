@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Every row of kunit/scenarios.h: the I/O is planned, built, posted on the
+// Every row of tests/cases/scenarios.h: the I/O is planned, built, posted on the
 // simulated HCA and its data verified byte for byte (position-unique data,
 // a poisoned sink, guards on both sides, the source unchanged); then a
 // second I/O of the same shape shows the steady state (lazy invalidation of
