@@ -15,13 +15,6 @@
 
 namespace sim {
 
-const Profile kRoce = {"roce", false, 32, 32, 512, true, false};
-const Profile kIwarp = {"iwarp", true, 6, 1, 256, true, false};
-const Profile kSiw = {"siw",	true, 6, 1, 256, true, true, 0, true, false,
-		      RDMA_DRIVER_SIW};
-const Profile kNoFastReg = {"nofastreg", false, 16, 16, 0, false, false};
-const Profile kFmr = {"fmr", false, 30, 30, 0, false, false, 256};
-
 Counters &counters()
 {
 	static Counters c;

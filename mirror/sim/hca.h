@@ -26,40 +26,21 @@
 #include <vector>
 
 #include "mrcore_internal.h"
+#include "cases/profiles.h"
 
 namespace sim {
 
-// What a device can do, as the core sees it through ib_device_attr.
-struct Profile {
-	const char *name;
-	bool iwarp;
-	int max_send_sge;
-	int max_sge_rd;
-	u32 max_fast_reg_page_list_len;
-	bool mem_mgt_extensions;
-	// iWARP places a READ response through the sink's STag, so the sink
-	// must be a registered MR with REMOTE_WRITE (RFC 5040); the PD's DMA
-	// lkey is refused with a local protection error.  siw takes it.
-	bool dma_lkey_read_sink;
-	// A legacy device with FMR callbacks (rdma_fmr_register()).
-	u32 fmr_max_pages = 0;
-	// Like siw: physically contiguous pages share one page-list entry,
-	// so a page list holds more pages than max_num_sg when they touch.
-	bool merges_pages = false;
-	// The responder checks the access rights of the key a peer READs
-	// through.  siw 6.12 does not (siw_qp_tx.c: siw_check_sgl_tx(pd,
-	// wqe, 0)): any valid key of the PD reads, the PD's DMA lkey
-	// included; key validity, PD and bounds are still checked.
-	bool checks_remote_read_access = true;
-	// ib_device_ops.driver_id the device reports.
-	rdma_driver_id driver_id = RDMA_DRIVER_UNKNOWN;
-};
+// What a device can do: a row of the profile table KUnit's fake devices
+// are made from too (tests/cases/profiles.h, where a profile is added).
+using Profile = mrcore_profile_limits;
 
-extern const Profile kRoce;	// like rxe: RoCEv2
-extern const Profile kIwarp;	// iWARP by the rules (RFC 5040), no quirks
-extern const Profile kSiw;	// siw 6.12: iWARP, with siw's quirks
-extern const Profile kNoFastReg;	// a device without fast registration
-extern const Profile kFmr;	// a legacy IB device with FMR callbacks
+inline constexpr const Profile &kRoce = mrcore_profiles[MRCORE_PROFILE_ROCE];
+inline constexpr const Profile &kIwarp =
+	mrcore_profiles[MRCORE_PROFILE_IWARP];
+inline constexpr const Profile &kSiw = mrcore_profiles[MRCORE_PROFILE_SIW];
+inline constexpr const Profile &kNoFastReg =
+	mrcore_profiles[MRCORE_PROFILE_NOFASTREG];
+inline constexpr const Profile &kFmr = mrcore_profiles[MRCORE_PROFILE_FMR];
 extern const rdma_fmr_ops kFmrOps;	// the FMR profile's callbacks
 
 struct Completion {

@@ -18,8 +18,7 @@ protected:
 	void SetUp() override
 	{
 		const sim::Profile &p = ProfileOf(GetParam().profile);
-		u32 mr_pages = p.fmr_max_pages ? p.fmr_max_pages :
-						 p.max_fast_reg_page_list_len;
+		u32 mr_pages = mrcore_profile_mr_pages(&p);
 
 		SetUpIo(p, 1, std::max(1u, GetParam().mrs) * mr_pages);
 	}
