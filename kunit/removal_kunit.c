@@ -145,8 +145,12 @@ static bool removal_try(struct removal_ctx *r, struct mrcore_e2e_pair *atk,
 
 /*
  * Right after the I/Os were destroyed, the owner reuses their memory and
- * the attacker tries the keys of two of them, WRITE then READ.  Then its
- * connections go: they live on the PD the pair's active end releases next.
+ * the attacker tries the keys of two of them, WRITE then READ.  Then the
+ * QPs of its connections on the shared PD go, since the pair's active end
+ * releases that PD next.  Only the QPs: destroying an rdma_cm id here, in
+ * the pair's DEVICE_REMOVAL handler, deadlocked on siw (iw_cm's ordered
+ * work queue waited for this handler, which waited for the queue); the
+ * ids go with their own removal events, the pairs in removal_release().
  */
 static void removal_attack(struct removal_ctx *r)
 {
@@ -169,9 +173,14 @@ static void removal_attack(struct removal_ctx *r)
 			r->reached = true;
 	}
 	for (i = 0; i < REMOVAL_ATK_PAIRS; i++) {
-		if (r->atk[i])
-			mrcore_e2e_pair_destroy(r->atk[i]);
-		r->atk[i] = NULL;
+		struct mrcore_e2e_side *side = r->atk[i] ? &r->atk[i]->active :
+							   NULL;
+
+		if (!side || !side->qp)
+			continue;
+		ib_drain_qp(side->qp);
+		rdma_destroy_qp(side->cm_id);
+		side->qp = NULL;
 	}
 }
 
