@@ -34,7 +34,7 @@ endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
 	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror \
-	bench-vs-rw mutants install install-dev install-dkms
+	bench-vs-rw mutants install install-dev install-dkms kcsan
 
 all: modules
 
@@ -114,6 +114,10 @@ demo:
 
 bench:
 	@scripts/bench.sh
+
+# The KCSAN flavour (kunit/kcsan-kernel.config, 4 vCPUs); not yet in soak.
+kcsan:
+	@scripts/kcsan.sh
 
 docs:
 	@scripts/docs.sh

@@ -302,6 +302,309 @@ static void keys_pool_destroy(struct kunit *test)
 			 "memory of a WRITE after its pool's destroy");
 }
 
+static void keys_pair_release(void *pair)
+{
+	mrcore_e2e_pair_destroy(pair);
+}
+
+/* A pair whose send queues hold one WR: a chain of two is taken in part. */
+static struct mrcore_e2e_pair *keys_pair_sq1(struct kunit *test)
+{
+	static const struct mrcore_e2e_caps caps = {
+		.max_send_wr = 1,
+		.max_send_sge = 4,
+		.rd_atom = 4,	/* as the harness's default pairs */
+	};
+	const struct mrcore_e2e_target *t = test->priv;
+	struct mrcore_e2e_pair *pair = NULL;
+	int ret;
+
+	ret = mrcore_e2e_pair_create_caps(t, &caps, &pair);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
+	ret = kunit_add_action_or_reset(test, keys_pair_release, pair);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return pair;
+}
+
+/*
+ * A flushed completion: I/O @a READs through a wrong rkey and breaks the
+ * connection; I/O @b, posted right behind it, is flushed, its registration
+ * run or not.  Both are destroyed with their completions.
+ */
+static void keys_flushed(struct kunit *test)
+{
+	struct keys_named k[2 * KEYS_MAX_KEYS];
+	struct mrcore_e2e_wait *w;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct rdma_io_ctx a, b;
+	struct io_owner *owner;
+	struct io_local *la, *lb;
+	struct ib_wc wca = {}, wcb = {};
+	unsigned int n;
+	int sa, sb;
+
+	/* Freed after the pair: a completion may come until its CQ goes. */
+	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	la = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	lb = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, 2, 8);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, lb->len, KEYS_SEED_OWNER);
+	KUNIT_ASSERT_GT(test, keys_init(test, &a, pool, la, owner,
+					owner->rkey ^ 0x80, true), 0);
+	if (keys_init(test, &b, pool, lb, owner, owner->rkey, true) <= 0) {
+		rdma_io_ctx_destroy(&a, NULL);
+		KUNIT_FAIL(test, "I/O init");
+		return;
+	}
+	n = keys_of(&a, k);
+	n += keys_of(&b, k + n);
+	mrcore_e2e_wait_init(&w[0]);
+	mrcore_e2e_wait_init(&w[1]);
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&a, &w[0].cqe, NULL));
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&b, &w[1].cqe, NULL));
+	sa = mrcore_e2e_wait_done(&pair->active, &w[0], IO_TIMEOUT_MS);
+	sb = mrcore_e2e_wait_done(&pair->active, &w[1], IO_TIMEOUT_MS);
+	KUNIT_EXPECT_NE(test, sa, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ_MSG(test, sb, IB_WC_WR_FLUSH_ERR,
+			    "the I/O behind the failed one was not flushed");
+	wca.status = sa < 0 ? IB_WC_GENERAL_ERR : sa;
+	wcb.status = sb < 0 ? IB_WC_GENERAL_ERR : sb;
+	rdma_io_ctx_destroy(&a, &wca);
+	rdma_io_ctx_destroy(&b, &wcb);
+	kunit_info(test, "failed I/O: status %d; the one behind it: status %d\n",
+		   sa, sb);
+	keys_expect_dead(test, pair, k, n, &lb->buf,
+			 "memory of a flushed READ after its destroy");
+}
+
+/*
+ * A partial post: the send queue holds one WR, the chain's registration
+ * is taken and its READ or WRITE refused (-EINPROGRESS).  The registration
+ * runs (signaled here, so the test knows its key is live), the ULP drains
+ * the send queue and destroys the I/O without a completion.
+ */
+static void keys_partial_post(struct kunit *test, bool read)
+{
+	struct keys_named k[KEYS_MAX_KEYS];
+	struct mrcore_e2e_pair *pair;
+	struct mrcore_e2e_wait *w;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct rdma_io_ctx ctx;
+	struct io_local *l;
+	unsigned int n;
+	int ret, st;
+
+	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	pair = keys_pair_sq1(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, 1, 8);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
+	if (!read)
+		mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_LOCAL);
+	ret = keys_init(test, &ctx, pool, l, owner, owner->rkey, read);
+	KUNIT_ASSERT_GE(test, ret, 2);
+	n = keys_of(&ctx, k);
+	KUNIT_ASSERT_EQ(test, ctx.first->opcode, IB_WR_REG_MR);
+	mrcore_e2e_wait_init(&w[0]);
+	mrcore_e2e_wait_init(&w[1]);
+	ctx.first->wr_cqe = &w[0].cqe;
+	ctx.first->send_flags |= IB_SEND_SIGNALED;
+	ret = rdma_io_ctx_post(&ctx, &w[1].cqe, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINPROGRESS,
+			    "a send queue of one took a chain of %u",
+			    ctx.nr_wrs);
+	st = mrcore_e2e_wait_done(&pair->active, &w[0], IO_TIMEOUT_MS);
+	KUNIT_EXPECT_EQ_MSG(test, st, IB_WC_SUCCESS,
+			    "the registration taken did not run");
+	if (!ret)
+		mrcore_e2e_wait_done(&pair->active, &w[1], IO_TIMEOUT_MS);
+	ib_drain_sq(pair->active.qp);
+	rdma_io_ctx_destroy(&ctx, NULL);
+	keys_expect_dead(test, pair, k, n, &l->buf,
+			 read ? "memory of a partly posted READ after its destroy" :
+				"memory of a partly posted WRITE after its destroy");
+}
+
+static void keys_partial_post_read(struct kunit *test)
+{
+	keys_partial_post(test, true);
+}
+
+static void keys_partial_post_write(struct kunit *test)
+{
+	keys_partial_post(test, false);
+}
+
+/*
+ * The QP is destroyed with an I/O in flight: no completion comes (or a
+ * flush, which the test does not wait for); the ULP destroys the I/O
+ * without one.
+ */
+static void keys_qp_destroy(struct kunit *test)
+{
+	struct keys_named k[KEYS_MAX_KEYS];
+	struct mrcore_e2e_pair *pair;
+	struct mrcore_e2e_wait *w;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct rdma_io_ctx ctx;
+	struct io_local *l;
+	unsigned int n;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, 1, 8);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
+	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, pool, l, owner, owner->rkey,
+					true), 0);
+	n = keys_of(&ctx, k);
+	mrcore_e2e_wait_init(w);
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&ctx, &w->cqe, NULL));
+	rdma_destroy_qp(pair->active.cm_id);
+	pair->active.qp = NULL;
+	rdma_io_ctx_destroy(&ctx, NULL);
+	keys_expect_dead(test, pair, k, n, &l->buf,
+			 "memory of a READ after its QP's destroy");
+}
+
+/* Rule 3 of the design: a key value does not come back within 65,536 uses. */
+#define KEYS_NO_RECUR		65536
+#define KEYS_RECUR_IOS		3000
+#define KEYS_RECUR_POOL		4
+
+/*
+ * 3,000 WRITEs through a pool of 4 MRs, each I/O one MR: every MR hands out
+ * about 750 keys, so each has its device MR replaced twice.  Reports the
+ * smallest distance, in I/Os, between two hand-outs of one key value.
+ */
+static void keys_recurrence(struct kunit *test)
+{
+	unsigned int i, j, distinct = 0, indices = 0;
+	u64 min = 0;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct io_local *l;
+	u32 *keys;
+
+	keys = kunit_kcalloc(test, KEYS_RECUR_IOS, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, KEYS_RECUR_POOL, 8);
+	KUNIT_ASSERT_EQ(test, rdma_io_pool_size(pool), KEYS_RECUR_POOL);
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "frwr"));
+	mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_LOCAL);
+	for (i = 0; i < KEYS_RECUR_IOS; i++) {
+		struct rdma_io_ctx ctx;
+		int st;
+
+		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&ctx, pool, l->sg,
+						       l->nents, 0, owner->iova,
+						       owner->rkey,
+						       DMA_TO_DEVICE), 0);
+		KUNIT_ASSERT_EQ(test, ctx.nr_mrs, 1u);
+		keys[i] = ctx.mrs[0]->key;
+		st = io_run(test, &pair->active, &ctx);
+		KUNIT_ASSERT_EQ_MSG(test, st, IB_WC_SUCCESS, "I/O %u", i);
+	}
+	/* The nearest earlier use of each key value; quadratic, but small. */
+	for (i = 0; i < KEYS_RECUR_IOS; i++) {
+		bool seen = false, index_seen = false;
+
+		for (j = i; j-- > 0;) {
+			if (!index_seen && keys[j] >> 8 == keys[i] >> 8)
+				index_seen = true;
+			if (keys[j] == keys[i]) {
+				if (!min || i - j < min)
+					min = i - j;
+				seen = true;
+				break;
+			}
+		}
+		distinct += !seen;
+		indices += !index_seen;
+	}
+	kunit_info(test, "pool of %u, %u I/Os: %u distinct keys on %u device MR indices, minimum recurrence distance %llu%s\n",
+		   KEYS_RECUR_POOL, KEYS_RECUR_IOS, distinct, indices, min,
+		   min ? "" : " (none came back)");
+	/* Each MR's device MR was replaced: more indices than MRs. */
+	KUNIT_EXPECT_GT(test, indices, KEYS_RECUR_POOL);
+	KUNIT_EXPECT_TRUE_MSG(test, !min || min >= KEYS_NO_RECUR,
+			      "a key value came back after %llu I/Os", min);
+}
+
+/*
+ * A peer kept the key of map 0 of one MR; at map 256 the MR exposes new
+ * bytes at the same place.  The old key must not READ them.
+ */
+static void keys_stale_read_at_256(struct kunit *test)
+{
+	struct mrcore_e2e_pair *pair;
+	struct mrcore_e2e_wait w;
+	struct io_local *l;
+	struct rdma_mr *mr;
+	u32 key0 = 0, key;
+	unsigned int i;
+	u64 iova;
+
+	pair = io_pair(test);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
+	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	rdma_mr_set_cqe(mr, &w.cqe);
+	for (i = 0; i <= 256; i++) {
+		struct ib_send_wr *chain = NULL;
+
+		mrcore_e2e_wait_init(&w);
+		if (rdma_map_sg_rkey(&key, &iova, mr, l->sg, 1,
+				     RDMA_MR_REMOTE_READ, &chain)) {
+			KUNIT_FAIL(test, "map %u", i);
+			break;
+		}
+		if (mrcore_e2e_post(&pair->active, chain, &w, IO_TIMEOUT_MS)) {
+			KUNIT_FAIL(test, "registration %u", i);
+			rdma_mr_reset(mr);
+			break;
+		}
+		if (!i)
+			key0 = key;
+		if (i == 256) {
+			struct keys_named k = { .key = key0, .iova = iova };
+
+			kunit_info(test, "key of map 0: 0x%x, of map 256: 0x%x\n",
+				   key0, key);
+			mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_REUSED);
+			keys_try(test, pair, IB_WR_RDMA_READ, k.key, k.iova);
+		}
+		chain = NULL;
+		mrcore_e2e_wait_init(&w);
+		if (rdma_invalidate_mr(mr, &chain) ||
+		    mrcore_e2e_post(&pair->active, chain, &w, IO_TIMEOUT_MS)) {
+			KUNIT_FAIL(test, "invalidation %u", i);
+			rdma_mr_reset(mr);
+			break;
+		}
+		KUNIT_EXPECT_EQ(test, 0, rdma_unmap_mr(mr));
+	}
+	rdma_destroy_mr(mr);
+}
+
 static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_iwarp_failed_read),
 	KUNIT_CASE(keys_failed_write),
@@ -311,6 +614,12 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
+	KUNIT_CASE(keys_flushed),
+	KUNIT_CASE(keys_partial_post_read),
+	KUNIT_CASE(keys_partial_post_write),
+	KUNIT_CASE(keys_qp_destroy),
+	KUNIT_CASE_SLOW(keys_recurrence),
+	KUNIT_CASE_SLOW(keys_stale_read_at_256),
 	{}
 };
 
@@ -323,6 +632,12 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
+	KUNIT_CASE(keys_flushed),
+	KUNIT_CASE(keys_partial_post_read),
+	KUNIT_CASE(keys_partial_post_write),
+	KUNIT_CASE(keys_qp_destroy),
+	KUNIT_CASE_SLOW(keys_recurrence),
+	KUNIT_CASE_SLOW(keys_stale_read_at_256),
 	{}
 };
 

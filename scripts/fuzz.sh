@@ -11,11 +11,11 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$TOP/build/fuzz
 CC=clang CXX=clang++ cmake -S "$TOP/mirror" -B "$B" -G Ninja -DMRCORE_FUZZ=ON >/dev/null
-ninja -C "$B" sg_planner_fuzz io_chain_fuzz >/dev/null
+ninja -C "$B" sg_planner_fuzz io_chain_fuzz key_life_fuzz >/dev/null
 
-declare -A runs=([sg_planner]=50000 [io_chain]=2000)
+declare -A runs=([sg_planner]=50000 [io_chain]=2000 [key_life]=2000)
 total=0
-for t in sg_planner io_chain; do
+for t in sg_planner io_chain key_life; do
 	mkdir -p "$B/work-$t"
 	if [ "${1:-}" = --long ]; then
 		limit=(-max_total_time="${MRCORE_FUZZ_SECONDS:-300}")
@@ -34,6 +34,8 @@ for t in sg_planner io_chain; do
 	echo "fuzz: $t: ${n:-?} executions, no crash"
 	# io_chain's tally: I/Os moved and verified, refusals by cause
 	grep -h "^$t: [0-9]* I/Os" "$log" | sed 's/^/fuzz: /' || true
+	# key_life's tally: steps, keys seen, the peer's tries
+	grep -h "^$t: [0-9]* inputs" "$log" | sed 's/^/fuzz: /' || true
 	total=$((total + ${n:-0}))
 done
 echo "fuzz: $total executions in all, no crash"

@@ -85,7 +85,8 @@ flock 9
 # The sources the mirror builds from, relative to the top.
 sources() {
 	(cd "$1" && find core drivers include mirror -type f \
-		! -path 'mirror/mutants/*' && find tests/cases -name '*.h') |
+		! -path 'mirror/mutants/*' && find tests/cases -name '*.h' &&
+		find . -maxdepth 1 -name VERSION -printf '%P\n') |
 		LC_ALL=C sort
 }
 

@@ -17,8 +17,8 @@
 //    forced backend that cannot serve this device and direction, or the
 //    documented limit of a dry pool where no fallback applies (an iWARP
 //    READ, whose sink must be an MR, or a forced backend); memory is
-//    unchanged, and a failed post's MRs stay quarantined until the pool
-//    replaced them.
+//    unchanged, and a failed post's keys are dead when its destroy
+//    returns.
 // Anything else is a failure: counted by the soak, which then exits
 // non-zero, fatal in the fuzzer.
 #ifndef MRCORE_MIRROR_RANDOM_IO_H
@@ -421,8 +421,8 @@ private:
 	}
 
 	// A post refused before reaching the device: nothing ran, and the
-	// MRs' keys (now in an unknown state) are dead when the destroy
-	// returns the memory: their device MRs were replaced.
+	// MRs' keys (their state unknown) are dead when the destroy returns:
+	// their device MRs were replaced before the memory went back.
 	void PostRefused(Tally &t, const Io &io, rdma_io_ctx &ctx, int rc,
 			 const std::array<bool, kFaultPoints.size()> &fired,
 			 bool completed)
@@ -431,16 +431,16 @@ private:
 		for (u32 i = 0; i < ctx.nr_mrs; i++)
 			keys.push_back(ctx.mrs[i]->key);
 		rdma_io_ctx_destroy(&ctx, nullptr);
-		bool key_lives = false;
+		bool alive = false;
 		for (u32 key : keys)
-			key_lives |= local_.find_mr(key) != nullptr;
+			alive |= local_.find_mr(key) != nullptr;
 		rdma_io_pool_drain(pool_);
 
 		if (completed)
 			return Fail(t, io, "a refused post completed");
 		if (!MemoryAsBefore())
 			return Fail(t, io, "a refused post changed memory");
-		if (key_lives)
+		if (alive)
 			return Fail(t, io, "a failed I/O's key outlived its "
 				    "destroy");
 		if (rc != -ENOMEM || !fired[size_t(Point::kPostSend)])

@@ -194,6 +194,19 @@ size_t queued(ib_qp *qp)
 	return qp_of(qp).sq.size();
 }
 
+void destroy_qp(ib_qp *qp)
+{
+	Qp &q = *static_cast<Qp *>(qp->sim);
+
+	q.sq.clear();
+	q.error = true;
+	if (q.peer) {
+		q.peer->error = true;
+		q.peer->peer = nullptr;
+		q.peer = nullptr;
+	}
+}
+
 int post(ib_qp *qp, ib_send_wr *wr)
 {
 	const ib_send_wr *bad = nullptr;

@@ -195,6 +195,10 @@ void set_qp_error(ib_qp *qp);
 void set_max_send_wr(ib_qp *qp, u32 max_send_wr);
 // WRs posted on a QP and not executed yet.
 size_t queued(ib_qp *qp);
+// Destroy a QP as ib_destroy_qp() does with WRs still queued: they vanish
+// unexecuted and without completions, the connection breaks (the peer's
+// QP goes to error).  The QP's memory stays with its HCA.
+void destroy_qp(ib_qp *qp);
 
 // Post a chain and return what ib_post_send returned.  Nothing executes.
 int post(ib_qp *qp, ib_send_wr *wr);

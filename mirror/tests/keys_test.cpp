@@ -104,6 +104,18 @@ protected:
 					       IB_WC_GENERAL_ERR_FOR_TESTS);
 	}
 
+	void PartialPost(bool read);
+	void QpDestroyedInFlight(bool read);
+
+	// The status of the completion of @cqe on the local QP.
+	ib_wc_status StatusOf(const ib_cqe *cqe)
+	{
+		for (const auto &c : sim::completions(local_.qp))
+			if (c.cqe == cqe)
+				return c.status;
+		return IB_WC_GENERAL_ERR_FOR_TESTS;
+	}
+
 	Buffer attacker_src_{1};
 	Buffer attacker_sink_{1};
 };
@@ -234,6 +246,116 @@ TEST_P(KeyLifecycleTest, NeverPostedAfterAnIoPreviousKeysDead)
 		keys.push_back(k);
 	rdma_io_ctx_destroy(&ctx2, nullptr);
 	ExpectAllDead(keys, arena_, 14);
+}
+
+// A chain the driver took only in part: the send queue had room for the
+// registration, not for the READ or WRITE behind it (-EINPROGRESS).  The
+// registration ran, so its key named the memory; the ULP drains the send
+// queue (the QP goes to error) and destroys the I/O without a completion.
+void KeyLifecycleTest::PartialPost(bool read)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(read, 31);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GE(InitMrIo(&ctx, &sg, read, remote_.addr(0)), 2);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_cqe cqe{};
+	sim::set_max_send_wr(local_.qp, 1);
+	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), -EINPROGRESS);
+	ASSERT_EQ(sim::queued(local_.qp), 1u);
+	// The registration runs: its key is valid now.
+	ASSERT_EQ(sim::step(local_.qp, 1), 1u);
+	ASSERT_TRUE(sim::completions(local_.qp).empty())
+		<< "the registration is unsignaled";
+	// ib_drain_sq(): the QP to error, whatever is queued flushed.
+	sim::set_qp_error(local_.qp);
+	sim::drain();
+	rdma_io_ctx_destroy(&ctx, nullptr);
+	ExpectAllDead(keys, arena_, 32);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), rdma_io_pool_size(pool_));
+}
+
+TEST_P(KeyLifecycleTest, PartialPostReadKeysDeadAtDestroy)
+{
+	PartialPost(true);
+}
+
+TEST_P(KeyLifecycleTest, PartialPostWriteKeysDeadAtDestroy)
+{
+	PartialPost(false);
+}
+
+// The QP is destroyed with the I/O in flight (its registration ran, its
+// READ or WRITE did not): no completion ever comes, the ULP destroys the
+// I/O without one.
+void KeyLifecycleTest::QpDestroyedInFlight(bool read)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(read, 33);
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_GE(InitMrIo(&ctx, &sg, read, remote_.addr(0)), 2);
+	std::vector<Named> keys = KeysOf(ctx);
+	ib_cqe cqe{};
+	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+	ASSERT_EQ(sim::step(local_.qp, 1), 1u);
+	sim::destroy_qp(local_.qp);
+	ASSERT_EQ(sim::queued(local_.qp), 0u);
+	rdma_io_ctx_destroy(&ctx, nullptr);
+	ExpectAllDead(keys, arena_, 34);
+}
+
+TEST_P(KeyLifecycleTest, QpDestroyedInFlightReadKeysDeadAtDestroy)
+{
+	QpDestroyedInFlight(true);
+}
+
+TEST_P(KeyLifecycleTest, QpDestroyedInFlightWriteKeysDeadAtDestroy)
+{
+	QpDestroyedInFlight(false);
+}
+
+// The device goes with I/Os in flight.  rdma-mrcore's client is removed
+// first (it registered after rdma_cm), then the ULP's DEVICE_REMOVAL
+// handler breaks its QP, destroys its I/Os with their flush completions,
+// and its pool.  Every key is dead before each destroy returns.
+TEST_P(KeyLifecycleTest, DeviceRemovalInFlightKeysDeadAtDestroy)
+{
+	ExposeRemote(16 * PAGE_SIZE);
+	Prepare(true, 35);
+	rdma_io_ctx a, b;
+	Sg sa, sb;
+	int na = InitMrIo(&a, &sa, true, remote_.addr(0));
+	ASSERT_GE(na, 2);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	for (unsigned int i = 0; i < 4; i++)
+		sb.add(arena_, 2 * i + 1, 0, PAGE_SIZE);
+	ASSERT_GE(rdma_io_ctx_init(&b, pool_, sb.get(), sb.n(), 0,
+				   remote_.addr(8 * PAGE_SIZE), rkey(),
+				   DMA_TO_DEVICE), 2);
+	std::vector<Named> keys = KeysOf(a);
+	for (const Named &k : KeysOf(b))
+		keys.push_back(k);
+	ib_cqe ca{}, cb{};
+	ASSERT_EQ(rdma_io_ctx_post(&a, &ca, nullptr), 0);
+	ASSERT_EQ(rdma_io_ctx_post(&b, &cb, nullptr), 0);
+	// a ran whole, b only its registration: both keys live.
+	ASSERT_EQ(sim::step(local_.qp, na + 1), size_t(na) + 1);
+
+	mrcore_devices_exit();
+	sim::set_qp_error(local_.qp);
+	sim::drain();
+	ib_wc flush = Wc(IB_WC_WR_FLUSH_ERR);
+	ib_wc done = Wc(StatusOf(&ca));
+	rdma_io_ctx_destroy(&a, &done);
+	rdma_io_ctx_destroy(&b, &flush);
+	ExpectAllDead(keys, arena_, 36);
+	rdma_io_pool_destroy(pool_);
+	pool_ = nullptr;
+	ExpectAllDead(keys, arena_, 38);
+	// Back, for the module's exit in teardown.
+	ASSERT_EQ(mrcore_devices_init(nullptr), 0);
 }
 
 TEST_P(KeyLifecycleTest, PoolDestroyKeysDead)
