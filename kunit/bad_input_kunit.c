@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
-#include "bad_input_cases.h"
+#include "cases/bad_input_cases.h"
 
 static void bad_case_desc(const struct mrcore_bad_case *c, char *desc)
 {

@@ -2,14 +2,15 @@
 /*
  * Fake RDMA devices for the KUnit suites of mrcore_fake_kunit.ko.
  *
- * Profiles mirror those of the userspace mirror: roce (like rxe), iwarp
- * (like siw), and fmr (a legacy IB HCA without fast registration whose
- * vendor registers FMR callbacks, which are fake here too).
+ * Their limits come from the profile table the userspace mirror's simulated
+ * HCA is made from too (tests/cases/profiles.h, defined here for the
+ * module); a profile with FMR callbacks gets fake ones.
  */
 #include <linux/gfp.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#define MRCORE_PROFILES_DEFINE
 #include "fake_dev.h"
 #include "mrcore_compat.h"
 
@@ -144,8 +145,8 @@ static void fake_dev_free(void *data)
 /**
  * fake_dev_create() - a fake device of a profile, freed with the test
  * @test: the test.
- * @profile: roce, iwarp, siw or fmr limits and transport; siw is iwarp
- *	with siw's driver id, which the core's quirk table knows.
+ * @profile: the row of mrcore_profiles: limits, transport, driver id (siw's
+ *	is the one the core's quirk table knows), FMR callbacks.
  *
  * Context: Process context (a KUnit test).
  * Return: the device; the test fails if it cannot be made.
@@ -153,8 +154,7 @@ static void fake_dev_free(void *data)
 struct fake_dev *fake_dev_create(struct kunit *test,
 				 enum mrcore_profile profile)
 {
-	bool iwarp = profile == MRCORE_PROFILE_IWARP ||
-		     profile == MRCORE_PROFILE_SIW;
+	const struct mrcore_profile_limits *p = &mrcore_profiles[profile];
 	struct ib_device_attr *attrs;
 	struct fake_dev *fd;
 
@@ -164,7 +164,8 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 	fd->ibdev.phys_port_cnt = 1;
 	fd->ibdev.port_data = fd->ports;
 	fd->ports[1].immutable.core_cap_flags =
-		iwarp ? RDMA_CORE_PORT_IWARP : RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		p->iwarp ? RDMA_CORE_PORT_IWARP :
+			   RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	fd->pd.device = &fd->ibdev;
 	fd->qp.device = &fd->ibdev;
 	fd->qp.pd = &fd->pd;
@@ -172,36 +173,19 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, fake_dev_free, fd));
 
+	fd->ibdev.ops.driver_id = p->driver_id;
 	attrs = &fd->ibdev.attrs;
-	switch (profile) {
-	case MRCORE_PROFILE_ROCE:
+	if (p->mem_mgt_extensions)
 		attrs->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
-		attrs->max_send_sge = 32;
-		attrs->max_sge_rd = 32;
-		attrs->max_fast_reg_page_list_len = 512;
-		fd->qp.max_write_sge = 32;
-		fd->qp.max_read_sge = 32;
-		break;
-	case MRCORE_PROFILE_SIW:
-		fd->ibdev.ops.driver_id = RDMA_DRIVER_SIW;
-		fallthrough;
-	case MRCORE_PROFILE_IWARP:
-		attrs->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
-		attrs->max_send_sge = 6;
-		attrs->max_sge_rd = 1;
-		attrs->max_fast_reg_page_list_len = 256;
-		fd->qp.max_write_sge = 6;
-		fd->qp.max_read_sge = 1;
-		break;
-	case MRCORE_PROFILE_FMR:
-		attrs->max_send_sge = 30;
-		attrs->max_sge_rd = 30;
-		fd->qp.max_write_sge = 30;
-		fd->qp.max_read_sge = 30;
-		KUNIT_ASSERT_EQ(test, 0, rdma_fmr_register(&fd->ibdev,
-							   &fake_fmr_ops, 256));
-		break;
-	}
+	attrs->max_send_sge = p->max_send_sge;
+	attrs->max_sge_rd = p->max_sge_rd;
+	attrs->max_fast_reg_page_list_len = p->max_fast_reg_page_list_len;
+	fd->qp.max_write_sge = p->max_send_sge;
+	fd->qp.max_read_sge = min(p->max_send_sge, p->max_sge_rd);
+	if (p->fmr_max_pages)
+		KUNIT_ASSERT_EQ(test, 0,
+				rdma_fmr_register(&fd->ibdev, &fake_fmr_ops,
+						  p->fmr_max_pages));
 	return fd;
 }
 

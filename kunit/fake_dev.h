@@ -12,7 +12,7 @@
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
-#include "profiles.h"
+#include "cases/profiles.h"
 
 #define FAKE_MAX_PAGES	512
 

@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
-#include "fault_cases.h"
+#include "cases/fault_cases.h"
 
 static void fault_case_desc(const struct mrcore_fault_case *c, char *desc)
 {

@@ -13,7 +13,7 @@
 #include <rdma/mrcore_backend.h>
 
 #include "mrcore_harness.h"
-#include "shapes.h"
+#include "cases/shapes.h"
 
 #define IO_TIMEOUT_MS		30000
 #define IO_OWNER_ORDER		10	/* 4 MiB, the largest shape */

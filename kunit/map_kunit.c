@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
-#include "map_cases.h"
+#include "cases/map_cases.h"
 
 struct map_param {
 	const struct mrcore_map_case *row;

@@ -11,19 +11,13 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
-#include "scenarios.h"
+#include "cases/scenarios.h"
 
 static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 {
-	static const char * const names[] = {
-		[MRCORE_PROFILE_ROCE] = "roce",
-		[MRCORE_PROFILE_IWARP] = "iwarp",
-		[MRCORE_PROFILE_FMR] = "fmr",
-		[MRCORE_PROFILE_SIW] = "siw",
-	};
-
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s%s",
-		 names[row->profile], row->read ? "read" : "write",
+		 mrcore_profiles[row->profile].name,
+		 row->read ? "read" : "write",
 		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
 		 row->force ? row->force : "", row->backend ? "" : "_refused",
 		 row->bvec ? "_bvec" : "");
@@ -129,7 +123,7 @@ static void scenario_test(struct kunit *test)
 	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sgl);
 
-	mr_pages = row->profile == MRCORE_PROFILE_ROCE ? 512 : 256;
+	mr_pages = mrcore_profile_mr_pages(&mrcore_profiles[row->profile]);
 	/* Exactly the MRs the row needs: the second round reuses them all. */
 	pool = rdma_io_pool_create(&fd->qp, 1, 1,
 				   max(1u, row->mrs) * mr_pages);

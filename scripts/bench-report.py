@@ -23,23 +23,16 @@ no figure, or the kernel reported a problem.  A missed target is reported,
 not a failure: the figures are what they are.
 """
 
-import importlib.util
 import json
 import os
 import re
 import sys
 
+from guestlib import guest_run, report_reports
+
 SHAPES = ['1_page', '8_pages', '32_pages', '256_pages', '64k_contig',
           '1m_contig']
 MIB = 1048576 / 1e6
-
-
-def load_guest_report(top):
-    spec = importlib.util.spec_from_file_location(
-        'guest_report', os.path.join(top, 'scripts', 'guest-report.py'))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def parse_rows(console):
@@ -233,23 +226,7 @@ def plot(rows, limit, path):
 
 def main():
     out, top, qemu_rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    gr = load_guest_report(top)
-    console = gr.read_lines(os.path.join(out, 'console.log'))
-    results = gr.read_lines(os.path.join(out, 'results.log'))
-    problems = []
-    if qemu_rc == 124:
-        problems.append('the guest timed out')
-    elif qemu_rc != 0:
-        problems.append('QEMU exited with status %d' % qemu_rc)
-    insmod, done = gr.guest_markers(results)
-    if done != 'bench':
-        problems.append('the guest did not finish (no MRCORE-DONE marker)')
-    for mod, rc in sorted(insmod.items()):
-        if rc:
-            problems.append('insmod %s failed (%d)' % (mod, rc))
-    for line in results:
-        if line.startswith('MRCORE-LOG ERROR'):
-            problems.append('guest: ' + line[len('MRCORE-LOG '):])
+    console, results, problems = guest_run(out, qemu_rc, 'bench')
 
     rows = sorted(parse_rows(console), key=key)
     # A row's spread: its fastest run over its slowest.
@@ -270,7 +247,7 @@ def main():
             problems.append('guest: ' + m.group(0))
     if not rows:
         problems.append('no benchmark rows')
-    gr.report_reports(console, problems)
+    report_reports(console, problems)
 
     path = os.path.join(out, 'results.json')
     with open(path, 'w') as f:

@@ -25,7 +25,7 @@ out=$(cd "$out" && pwd)
 kdir=$("$TOP/scripts/test-kernel.sh" --print-dir)
 
 # Sources kbuild reads: Kbuild files and C sources under these directories.
-srcdirs=(include core drivers kunit ulp-adapters compat)
+srcdirs=(include core drivers kunit tests/cases ulp-adapters compat)
 src=$out/src
 mkdir -p "$src"
 list=$out/src.list

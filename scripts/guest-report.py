@@ -31,53 +31,12 @@ import re
 import subprocess
 import sys
 
-# Kernel reports that fail a run, wherever they appear in the console.
-BAD = [
-    (re.compile(r'\bBUG:'), 'BUG'),
-    (re.compile(r'\bKASAN:'), 'KASAN report'),
-    (re.compile(r'\bWARNING:'), 'WARNING (WARN_ON, lockdep, DMA-API, ...)'),
-    (re.compile(r'possible circular locking|possible recursive locking|'
-                r'inconsistent lock state|lock held when returning|'
-                r'suspicious RCU usage'), 'lockdep'),
-    (re.compile(r'DMA-API: (?!preallocated \d+ debug entries|'
-                r'debugging enabled by kernel config)'), 'DMA-API debug'),
-    (re.compile(r'kmemleak: \d+ new suspected memory leak|'
-                r'unreferenced object 0x'), 'kmemleak leak'),
-    (re.compile(r'Kernel panic|\bOops\b|general protection fault|'
-                r'Unable to handle kernel'), 'oops/panic'),
-    (re.compile(r'\bUBSAN:'), 'UBSAN'),
-    # RCU: "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
-    # "rcu: INFO: rcu_preempt self-detected stall on CPU", "... detected
-    # expedited stalls ...", and the RCU-tasks flavours.
-    (re.compile(r'blocked for more than \d+ seconds|'
-                r'INFO: \S+ (self-)?detected (expedited )?stalls?\b|'
-                r'soft lockup|hard LOCKUP'),
-     'hang/stall'),
-]
+from guestlib import guest_run, kernel_reports, read_lines, report_reports
 
 # A KTAP result line: "ok 3 name # SKIP reason".
 KTAP_RESULT = re.compile(r'^(\s*)(not ok|ok) (\d+)(?: (.*?))?'
                          r'(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$')
 KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (.*)$')
-
-
-def read_lines(path):
-    try:
-        with open(path, 'rb') as f:
-            data = f.read().decode('utf-8', 'replace')
-    except FileNotFoundError:
-        return []
-    return [l.rstrip('\r') for l in data.replace('\r\n', '\n').split('\n')]
-
-
-def kernel_reports(console):
-    found = []
-    for i, line in enumerate(console):
-        for rx, what in BAD:
-            if rx.search(line):
-                found.append((i + 1, what, line.strip()))
-                break
-    return found
 
 
 def expected_suites(top):
@@ -91,19 +50,6 @@ def expected_suites(top):
             if n:
                 names.add(n.group(1))
     return names
-
-
-def guest_markers(results):
-    insmod = {}
-    done = None
-    for line in results:
-        m = re.match(r'MRCORE-INSMOD (\S+) (\d+)$', line)
-        if m:
-            insmod[m.group(1)] = int(m.group(2))
-        m = re.match(r'MRCORE-DONE (\S+)', line)
-        if m:
-            done = m.group(1)
-    return insmod, done
 
 
 def suites_ktap(results):
@@ -229,33 +175,8 @@ def count_cases(group, acc):
     return acc
 
 
-def report_reports(console, problems):
-    reports = kernel_reports(console)
-    if reports:
-        problems.append('%d kernel report line(s) in the console' %
-                        len(reports))
-        for lineno, what, text in reports[:25]:
-            print('  console.log:%d: [%s] %s' % (lineno, what, text))
-
-
 def kunit(out, ksrc, top, qemu_rc):
-    console = read_lines(os.path.join(out, 'console.log'))
-    results = read_lines(os.path.join(out, 'results.log'))
-    problems = []
-    if qemu_rc == 124:
-        problems.append('the guest timed out')
-    elif qemu_rc != 0:
-        problems.append('QEMU exited with status %d' % qemu_rc)
-
-    insmod, done = guest_markers(results)
-    if done != 'kunit':
-        problems.append('the guest did not finish (no MRCORE-DONE marker)')
-    for mod, rc in sorted(insmod.items()):
-        if rc:
-            problems.append('insmod %s failed (%d)' % (mod, rc))
-    for line in results:
-        if line.startswith('MRCORE-LOG ERROR'):
-            problems.append('guest: ' + line[len('MRCORE-LOG '):])
+    console, results, problems = guest_run(out, qemu_rc, 'kunit')
 
     # Load/unload rounds of every module after the suites (guest-init.sh).
     loops = [re.match(r'MRCORE-LOADLOOP (\d+) (\d+) (\d+)$', line)
@@ -327,19 +248,7 @@ def kunit(out, ksrc, top, qemu_rc):
 
 
 def demo(out, ksrc, top, qemu_rc):
-    console = read_lines(os.path.join(out, 'console.log'))
-    results = read_lines(os.path.join(out, 'results.log'))
-    problems = []
-    if qemu_rc == 124:
-        problems.append('the guest timed out')
-    elif qemu_rc != 0:
-        problems.append('QEMU exited with status %d' % qemu_rc)
-    insmod, done = guest_markers(results)
-    if done != 'demo':
-        problems.append('the guest did not finish (no MRCORE-DONE marker)')
-    for mod, rc in sorted(insmod.items()):
-        if rc:
-            problems.append('insmod %s failed (%d)' % (mod, rc))
+    console, results, problems = guest_run(out, qemu_rc, 'demo')
 
     header, rows = None, []
     for line in console:

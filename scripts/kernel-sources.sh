@@ -7,4 +7,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 git ls-files --cached --others --exclude-standard -- \
 	'include/*.h' 'core/*.[ch]' 'drivers/*.[ch]' 'kunit/*.[ch]' \
+	'tests/cases/*.h' \
 	'ulp-adapters/*.[ch]' 'samples/*.[ch]' 'compat/*.h' | sort

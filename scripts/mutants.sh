@@ -85,7 +85,7 @@ flock 9
 # The sources the mirror builds from, relative to the top.
 sources() {
 	(cd "$1" && find core drivers include mirror -type f \
-		! -path 'mirror/mutants/*' && find kunit -maxdepth 1 -name '*.h') |
+		! -path 'mirror/mutants/*' && find tests/cases -name '*.h') |
 		LC_ALL=C sort
 }
 

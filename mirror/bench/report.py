@@ -100,7 +100,11 @@ def main():
         if ios != n2 - n1:
             sys.exit(f"report: {name}: {ios} I/Os counted, not {n2 - n1}")
         wrs, mrs = (t2[1] - t1[1]) / ios, (t2[2] - t1[2]) / ios
-        if abs(wrs - g["wrs_per_io"]) > 1e-9 or abs(mrs - g["mrs_per_io"]) > 1e-9:
+        # Every 256th registration of an MR gets a fresh device MR (keys do
+        # not recur), which needs no LOCAL_INV of a lazily kept key: runs
+        # of different lengths may differ by that WR per 256 MR uses.
+        slack = mrs / 256 + 1e-9
+        if abs(wrs - g["wrs_per_io"]) > slack or abs(mrs - g["mrs_per_io"]) > 1e-9:
             sys.exit(f"report: {name}: WRs/MRs per I/O differ between "
                      f"the two programs ({wrs}/{mrs} vs "
                      f"{g['wrs_per_io']}/{g['mrs_per_io']})")

@@ -13,7 +13,7 @@
 namespace bench {
 namespace {
 
-// The shapes of kunit/shapes.h the rows use, and 64 KiB contiguous, which
+// The shapes of tests/cases/shapes.h the rows use, and 64 KiB contiguous, which
 // the scenario table has no use for.
 constexpr mrcore_shape_desc kShape64kContig = {"64k_contig", 1, 0, 64u << 10,
 					       16};

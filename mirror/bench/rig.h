@@ -33,7 +33,7 @@
 
 #include "hca.h"
 
-#include "../../kunit/shapes.h"
+#include "cases/shapes.h"
 
 namespace bench {
 

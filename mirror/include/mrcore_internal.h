@@ -5,8 +5,8 @@
  * force-included first, so the real one becomes empty.
  *
  * Verbs that reach the hardware (MR allocation, page-list mapping, posting,
- * DMA mapping) are declared here and implemented by the simulated HCA
- * (sim/hca.cpp); the allocators and module references are counted so every
+ * DMA mapping) are declared here and implemented by the shims
+ * (sim/shims/) and the simulated HCA (sim/hca.cpp); the allocators and module references are counted so every
  * test can check at teardown that nothing leaked.
  */
 #ifndef _MRCORE_INTERNAL_H
@@ -468,6 +468,7 @@ struct ib_mr {
 	u64 length;
 	unsigned int page_size;
 	enum ib_mr_type type;
+	void *sim;
 	/* ib_core's rw.c and mr_pool.c (mirror/bench/vs-rw) */
 	bool need_inval;
 	struct list_head qp_entry;
@@ -561,6 +562,17 @@ struct ib_reg_wr {
 	u32 key;
 	int access;
 };
+
+/* As ib_verbs.h has them: the WR a send WR is the head of. */
+static inline const struct ib_rdma_wr *rdma_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_rdma_wr, wr);
+}
+
+static inline const struct ib_reg_wr *reg_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_reg_wr, wr);
+}
 
 struct ib_qp {
 	struct ib_device *device;

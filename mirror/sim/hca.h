@@ -23,44 +23,24 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "mrcore_internal.h"
+#include "cases/profiles.h"
 
 namespace sim {
 
-// What a device can do, as the core sees it through ib_device_attr.
-struct Profile {
-	const char *name;
-	bool iwarp;
-	int max_send_sge;
-	int max_sge_rd;
-	u32 max_fast_reg_page_list_len;
-	bool mem_mgt_extensions;
-	// iWARP places a READ response through the sink's STag, so the sink
-	// must be a registered MR with REMOTE_WRITE (RFC 5040); the PD's DMA
-	// lkey is refused with a local protection error.  siw takes it.
-	bool dma_lkey_read_sink;
-	// A legacy device with FMR callbacks (rdma_fmr_register()).
-	u32 fmr_max_pages = 0;
-	// Like siw: physically contiguous pages share one page-list entry,
-	// so a page list holds more pages than max_num_sg when they touch.
-	bool merges_pages = false;
-	// The responder checks the access rights of the key a peer READs
-	// through.  siw 6.12 does not (siw_qp_tx.c: siw_check_sgl_tx(pd,
-	// wqe, 0)): any valid key of the PD reads, the PD's DMA lkey
-	// included; key validity, PD and bounds are still checked.
-	bool checks_remote_read_access = true;
-	// ib_device_ops.driver_id the device reports.
-	rdma_driver_id driver_id = RDMA_DRIVER_UNKNOWN;
-};
+// What a device can do: a row of the profile table KUnit's fake devices
+// are made from too (tests/cases/profiles.h, where a profile is added).
+using Profile = mrcore_profile_limits;
 
-extern const Profile kRoce;	// like rxe: RoCEv2
-extern const Profile kIwarp;	// iWARP by the rules (RFC 5040), no quirks
-extern const Profile kSiw;	// siw 6.12: iWARP, with siw's quirks
-extern const Profile kNoFastReg;	// a device without fast registration
-extern const Profile kFmr;		// a legacy IB device with FMR callbacks
+inline constexpr const Profile &kRoce = mrcore_profiles[MRCORE_PROFILE_ROCE];
+inline constexpr const Profile &kIwarp =
+	mrcore_profiles[MRCORE_PROFILE_IWARP];
+inline constexpr const Profile &kSiw = mrcore_profiles[MRCORE_PROFILE_SIW];
+inline constexpr const Profile &kNoFastReg =
+	mrcore_profiles[MRCORE_PROFILE_NOFASTREG];
+inline constexpr const Profile &kFmr = mrcore_profiles[MRCORE_PROFILE_FMR];
 extern const rdma_fmr_ops kFmrOps;	// the FMR profile's callbacks
 
 struct Completion {
@@ -79,19 +59,25 @@ struct Counters {
 	long dma_api_errors = 0;
 	long fmr_remap_unflushed = 0;
 	long fmr_unmap_calls = 0;
-	long wrs_executed = 0;		// taken off send queues, flushes included
+	long wrs_executed = 0;	// taken off send queues, flushes included
 };
 Counters &counters();
 
 class Hca;
 
+// What a device MR is.
+enum class MrKind {
+	dma,		// the PD's local DMA lkey: all memory, local only
+	registered,	// allocated for the core: REG_MR or FMR maps it
+	exposed,	// made by expose(): a test's far side, not the core's
+};
+
 struct Mr {
-	ib_mr ibmr;		// first: the core's ib_mr * is a Mr *
-	Hca *hca;
-	u32 index;
-	u32 max_num_sg;
-	bool dma_mr = false;	// the PD's local DMA lkey: all memory, local only
-	bool exposed = false;	// made by expose(), not registered by the core
+	ib_mr ibmr{};		// ibmr.sim points back here
+	Hca *hca = nullptr;
+	u32 index = 0;
+	u32 max_num_sg = 0;
+	MrKind kind = MrKind::registered;
 	bool valid = false;
 	u8 key_byte = 0;
 	int access = 0;
@@ -102,28 +88,43 @@ struct Mr {
 	std::vector<u64> staged;	// what ib_map_mr_sg last built
 	u64 staged_iova = 0;
 	u64 staged_length = 0;
+
+	bool dma_mr() const { return kind == MrKind::dma; }
+	// Whether @key names this MR in its current generation.
+	bool key_matches(u32 key) const
+	{
+		return dma_mr() || (key & 0xff) == key_byte;
+	}
+
+	// The device's map_mr_sg: ib_map_mr_sg() of the page list staged
+	// for the next REG_MR.
+	int map_sg(scatterlist *sgl, int sg_nents, unsigned int *sg_offset_p,
+		   unsigned int page_size);
 };
 
 // A WR as the device keeps it once posted: a copy, so the poster may reuse
 // its own WR at once, as with any driver.
 struct SendWqe {
-	ib_send_wr wr{};		// next is unused, sg_list points at sges
-	std::vector<ib_sge> sges;
+	ib_send_wr wr{};	// next is unused, sg_list points at sges
+	std::vector<ib_sge> sges{};
 	u64 remote_addr = 0;		// RDMA READ/WRITE
 	u32 rkey = 0;
-	ib_mr *reg_mr = nullptr;	// REG_MR: compared, never dereferenced
+	const ib_mr *reg_mr = nullptr;	// REG_MR: only compared
 	u32 reg_key = 0;
 	int reg_access = 0;
 };
 
 struct Qp {
-	ib_qp qp;
-	Hca *hca;
+	ib_qp qp{};			// qp.sim points back here
+	Hca *hca = nullptr;
 	Qp *peer = nullptr;
 	bool error = false;
 	u32 max_send_wr = 0;		// WRs the send queue holds
 	std::deque<SendWqe> sq;		// posted, not executed yet
 	std::vector<Completion> cq;
+
+	// The device's post_send: ib_post_send() of a chain.
+	int post(const ib_send_wr *wr, const ib_send_wr **bad_wr);
 };
 
 class Hca {
@@ -140,9 +141,12 @@ public:
 	// max_qp_wr, as a ULP asking for the most gets).
 	ib_qp *create_qp(ib_pd *pd, u32 max_send_wr = 0);
 
-	// Used by the verbs shims.
-	Mr *alloc_mr(ib_pd *pd, u32 max_num_sg);
+	// The device's alloc_mr: ib_alloc_mr(), or an ERR_PTR.
+	ib_mr *alloc_mr(ib_pd *pd, ib_mr_type type, u32 max_num_sg);
+	// A device MR of @max_num_sg pages, not valid yet (FMR's too).
+	Mr &alloc_mr(ib_pd *pd, u32 max_num_sg);
 	void dereg_mr(Mr *mr);
+	// The MR a key names (any generation), or nullptr.
 	Mr *find_mr(u32 key);
 	// Test facility for the far side of an I/O: a valid MR over
 	// [buf, buf + len) of any size, without the core.  dereg_mr() frees it.
@@ -150,13 +154,34 @@ public:
 	size_t live_mrs() const { return mrs_.size(); }
 
 private:
+	Mr &new_mr(ib_pd *pd, MrKind kind);
+
 	Profile profile_;
 	ib_device dev_{};
 	std::vector<std::unique_ptr<ib_pd>> pds_;
 	std::vector<std::unique_ptr<Qp>> qps_;
-	std::map<u32, Mr *> mrs_;
+	// By index (a key's upper 24 bits).  A node map: a Mr never moves,
+	// as the core holds its ib_mr.
+	std::map<u32, Mr> mrs_;
 	u32 next_index_ = 1;
 };
+
+// The simulated objects behind the kernel's: each kernel object's sim
+// field points at what owns it.
+inline Hca &hca_of(const ib_device *dev)
+{
+	return *static_cast<Hca *>(dev->sim);
+}
+
+inline Qp &qp_of(const ib_qp *qp)
+{
+	return *static_cast<Qp *>(qp->sim);
+}
+
+inline Mr &mr_of(const ib_mr *mr)
+{
+	return *static_cast<Mr *>(mr->sim);
+}
 
 // Connect two RC QPs (on the same or on two HCAs).
 void connect(ib_qp *a, ib_qp *b);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Every row of kunit/bad_input_cases.h on the simulated HCA: the documented
+// Every row of tests/cases/bad_input_cases.h on the simulated HCA: the documented
 // errno, memory unchanged, and (checked at teardown) nothing left behind.
 #include "fixture.h"
 
-#include "../../kunit/bad_input_cases.h"
+#include "cases/bad_input_cases.h"
 
 namespace mirror {
 namespace {

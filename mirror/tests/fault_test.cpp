@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Every row of kunit/fault_cases.h: the caller gets the documented error,
+// Every row of tests/cases/fault_cases.h: the caller gets the documented error,
 // nothing is left behind, and the same operation then works, data verified.
 #include "io_fixture.h"
 
-#include "../../kunit/fault_cases.h"
+#include "cases/fault_cases.h"
 
 namespace mirror {
 namespace {

@@ -12,22 +12,13 @@
 
 #include "fixture.h"
 
-#include "../../kunit/scenarios.h"
+#include "cases/scenarios.h"
 
 namespace mirror {
 
 inline const sim::Profile &ProfileOf(mrcore_profile p)
 {
-	switch (p) {
-	case MRCORE_PROFILE_IWARP:
-		return sim::kIwarp;
-	case MRCORE_PROFILE_SIW:
-		return sim::kSiw;
-	case MRCORE_PROFILE_FMR:
-		return sim::kFmr;
-	default:
-		return sim::kRoce;
-	}
+	return mrcore_profiles[p];
 }
 
 // A work completion of @st, as rdma_io_ctx_destroy() is given one.

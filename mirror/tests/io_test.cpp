@@ -13,6 +13,18 @@ namespace {
 
 class IoBehaviourTest : public IoTest {
 protected:
+	// Undo SetUpIo() and ExposeRemote() before a test sets up the next
+	// profile.
+	void EndProfile()
+	{
+		rdma_io_pool_destroy(pool_);
+		pool_ = nullptr;
+		peer_.hca->dereg_mr(remote_mr_);
+		remote_mr_ = nullptr;
+		mirror_module_exit();
+		module_loaded_ = false;
+	}
+
 	// The READs over @sgs all landed (their sinks may interleave).
 	::testing::AssertionResult ReadsLanded(std::initializer_list<const Sg *> sgs)
 	{
@@ -297,12 +309,7 @@ TEST_F(IoBehaviourTest, OffsetIntoTheFirstEntry)
 			ib_wc ok = Wc(IB_WC_SUCCESS);
 			rdma_io_ctx_destroy(&ctx, &ok);
 		}
-		rdma_io_pool_destroy(pool_);
-		pool_ = nullptr;
-		peer_.hca->dereg_mr(remote_mr_);
-		remote_mr_ = nullptr;
-		mirror_module_exit();
-		module_loaded_ = false;
+		EndProfile();
 	}
 }
 
@@ -366,12 +373,7 @@ TEST_F(IoBehaviourTest, OffsetPastTheFirstEntrySkipsEntries)
 					ib_wc ok = Wc(IB_WC_SUCCESS);
 					rdma_io_ctx_destroy(&ctx, &ok);
 				}
-		rdma_io_pool_destroy(pool_);
-		pool_ = nullptr;
-		peer_.hca->dereg_mr(remote_mr_);
-		remote_mr_ = nullptr;
-		mirror_module_exit();
-		module_loaded_ = false;
+		EndProfile();
 	}
 }
 

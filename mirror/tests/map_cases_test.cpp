@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Every row of kunit/map_cases.h on every device profile.
+// Every row of tests/cases/map_cases.h on every device profile.
 #include "fixture.h"
 
-#include "../../kunit/map_cases.h"
+#include "cases/map_cases.h"
 
 namespace mirror {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// Every row of kunit/scenarios.h: the I/O is planned, built, posted on the
+// Every row of tests/cases/scenarios.h: the I/O is planned, built, posted on the
 // simulated HCA and its data verified byte for byte (position-unique data,
 // a poisoned sink, guards on both sides, the source unchanged); then a
 // second I/O of the same shape shows the steady state (lazy invalidation of
@@ -18,8 +18,7 @@ protected:
 	void SetUp() override
 	{
 		const sim::Profile &p = ProfileOf(GetParam().profile);
-		u32 mr_pages = p.fmr_max_pages ? p.fmr_max_pages :
-						 p.max_fast_reg_page_list_len;
+		u32 mr_pages = mrcore_profile_mr_pages(&p);
 
 		SetUpIo(p, 1, std::max(1u, GetParam().mrs) * mr_pages);
 	}

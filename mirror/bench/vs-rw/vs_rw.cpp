@@ -45,7 +45,7 @@
 #include "glue.h"
 #include "hca.h"
 
-#include "../../../kunit/shapes.h"
+#include "cases/shapes.h"
 
 namespace {
 
