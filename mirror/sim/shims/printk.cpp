@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //
-// The mirror's printk: messages of core/ and drivers/ into sim::kernel_log().
+// The kernel's printk as core/ and drivers/ see it: ibdev_*() and pr_*()
+// messages into sim::kernel_log(), and ib_wc_status_msg().
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
 #include "mrcore_internal.h"
-#include "printk.h"
+#include "../printk.h"
 
 namespace sim {
 
