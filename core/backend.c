@@ -41,7 +41,8 @@ static bool mrcore_backend_has_io(const struct rdma_mr_backend_ops *ops)
 	return ops->io_plan && ops->io_build;
 }
 
-static bool mrcore_backend_ops_valid(const struct rdma_mr_backend_ops *ops)
+/* Why @ops cannot be registered, or %NULL if it can. */
+static const char *mrcore_backend_ops_refused(const struct rdma_mr_backend_ops *ops)
 {
 	bool any_mr = ops->max_pages || ops->mr_init || ops->mr_release ||
 		      ops->map || ops->invalidate || ops->recycle ||
@@ -52,20 +53,20 @@ static bool mrcore_backend_ops_valid(const struct rdma_mr_backend_ops *ops)
 
 	if (!ops->name || !ops->serves ||
 	    strlen(ops->name) >= MRCORE_BACKEND_NAME_LEN)
-		return false;
+		return "no name, a name too long or no serves()";
 	if (ops->io_flags & ~(RDMA_IO_SGES | RDMA_IO_IWARP_READ |
 			      RDMA_IO_SYNC_MAP))
-		return false;
+		return "unknown io_flags";
 	if (any_mr && !mrcore_backend_has_mr(ops))
-		return false;
+		return "part of the MR callbacks only";
 	if (any_io && !mrcore_backend_has_io(ops))
-		return false;
+		return "part of the I/O callbacks only";
 	/* One strategy per backend: the core's, or its own. */
-	if (any_io && core_io)
-		return false;
-	if (core_io && !is_power_of_2(core_io))
-		return false;
-	return any_mr || any_io || core_io;
+	if ((any_io && core_io) || (core_io && !is_power_of_2(core_io)))
+		return "conflicting I/O strategies";
+	if (!any_mr && !any_io && !core_io)
+		return "no callbacks";
+	return NULL;
 }
 
 /**
@@ -81,10 +82,18 @@ static bool mrcore_backend_ops_valid(const struct rdma_mr_backend_ops *ops)
 int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops)
 {
 	struct rdma_mr_backend_ops *cur;
+	const char *why;
 	int ret = 0;
 
-	if (!ops || !mrcore_backend_ops_valid(ops))
+	if (!ops)
 		return -EINVAL;
+	why = mrcore_backend_ops_refused(ops);
+	if (why) {
+		pr_warn_ratelimited("backend \"%.*s\" refused: %s\n",
+				    MRCORE_BACKEND_NAME_LEN,
+				    ops->name ? ops->name : "", why);
+		return -EINVAL;
+	}
 
 	mutex_lock(&mrcore_backends_lock);
 	list_for_each_entry(cur, &mrcore_backends, list) {
@@ -97,6 +106,9 @@ int rdma_mr_backend_register(struct rdma_mr_backend_ops *ops)
 	mrcore_registry_changed();
 unlock:
 	mutex_unlock(&mrcore_backends_lock);
+	if (ret)
+		pr_warn_ratelimited("backend \"%s\" refused: a backend of that name is registered\n",
+				    ops->name);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_mr_backend_register, RDMA_MRCORE);

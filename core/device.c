@@ -31,6 +31,7 @@ static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_POOL_MISSES] = "pool_misses",
 	[MRCORE_STAT_POOL_FALLBACKS] = "pool_fallbacks",
 	[MRCORE_STAT_MR_RECYCLED] = "mr_recycled",
+	[MRCORE_STAT_POOL_SHRUNK] = "pool_shrunk",
 	[MRCORE_STAT_INV_LOCAL] = "invalidate_local",
 	[MRCORE_STAT_INV_REMOTE] = "invalidate_remote",
 	[MRCORE_STAT_ERR_DMA_MAP] = "err_dma_map",
@@ -40,6 +41,7 @@ static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_ERR_POOL_DRY] = "err_pool_dry",
 	[MRCORE_STAT_ERR_POST] = "err_post",
 	[MRCORE_STAT_ERR_COMPLETION] = "err_completion",
+	[MRCORE_STAT_ERR_FLUSH] = "err_flush",
 };
 
 static const char *const mrcore_class_names[MRCORE_CLASS_NR] = {

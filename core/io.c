@@ -950,6 +950,31 @@ static void mrcore_io_iwarp_read_done(struct rdma_io_ctx *ctx, bool ok)
 	mrcore_io_return_mrs(ctx, ok);
 }
 
+/*
+ * Counted apart: a flush says only that the QP went to the error state,
+ * under this I/O or before it; any other status (or none seen) is an error
+ * of its own.  When MRs get new device MRs for it, a debug message says so.
+ */
+static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
+				      const struct ib_wc *wc)
+{
+	const struct rdma_io_pool *pool = ctx->pool;
+	bool flushed = wc && wc->status == IB_WC_WR_FLUSH_ERR;
+
+	mrcore_stat_inc(pool->mdev, flushed ? MRCORE_STAT_ERR_FLUSH :
+			MRCORE_STAT_ERR_COMPLETION);
+	if (ctx->nr_mrs)
+		mrcore_dbg_ratelimited(pool->info.dev,
+				       "QP %u: %s of %llu bytes ended with %s: %u MRs get new device MRs\n",
+				       pool->info.qp->qp_num,
+				       ctx->dir == DMA_FROM_DEVICE ? "READ" :
+								     "WRITE",
+				       (unsigned long long)ctx->length,
+				       wc ? ib_wc_status_msg(wc->status) :
+					    "no completion",
+				       ctx->nr_mrs);
+}
+
 /**
  * rdma_io_ctx_destroy() - release everything an I/O holds
  * @ctx: an initialized context.
@@ -978,9 +1003,9 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 {
 	bool ok = wc && wc->status == IB_WC_SUCCESS;
 
-	trace_mrcore_io_done(ctx, ok);
+	trace_mrcore_io_done(ctx, wc);
 	if (unlikely(!ok))
-		mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_ERR_COMPLETION);
+		mrcore_io_failed(ctx, wc);
 	switch (ctx->kind) {
 	case MRCORE_IO_SGES:
 		break;

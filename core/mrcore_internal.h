@@ -9,6 +9,11 @@
 #ifndef _MRCORE_INTERNAL_H
 #define _MRCORE_INTERNAL_H
 
+/* Messages without a device name the module; see mrcore_warn_ratelimited(). */
+#ifndef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#endif
+
 #include <linux/bug.h>
 #include <linux/debugfs.h>
 #include <linux/atomic.h>

@@ -124,6 +124,18 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
 
 #define MRCORE_BACKEND_NAME_LEN	16
 
+/*
+ * Messages for operators name the device (ibdev_*(): driver, parent and
+ * device name) and this module, and are rate-limited: each comes from a
+ * path an I/O or a peer can make hot.  Warnings say that capacity was lost
+ * or a request refused for a reason its caller cannot see; debug messages
+ * (dynamic debug) say why an I/O's MRs were replaced.
+ */
+#define mrcore_warn_ratelimited(ibdev, fmt, ...) \
+	ibdev_warn_ratelimited(ibdev, KBUILD_MODNAME ": " fmt, ##__VA_ARGS__)
+#define mrcore_dbg_ratelimited(ibdev, fmt, ...) \
+	ibdev_dbg_ratelimited(ibdev, KBUILD_MODNAME ": " fmt, ##__VA_ARGS__)
+
 /**
  * enum mrcore_stat - the counters of a device
  * @MRCORE_STAT_MAPS: map-API mappings (rdma_map_sg_lkey(), rdma_map_sg_rkey()).
@@ -142,6 +154,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * @MRCORE_STAT_MR_RECYCLED: MRs whose device MR was replaced: to kill the
  *	key of a failed or flushed I/O, or because it had handed out
  *	%MRCORE_KEY_USES keys.
+ * @MRCORE_STAT_POOL_SHRUNK: pool MRs freed for good because no new device
+ *	MR could be allocated to replace theirs: the pool shrank by one.
  * @MRCORE_STAT_INV_LOCAL: keys killed by a WR of ours (LOCAL_INV, or a
  *	READ_WITH_INV into the sink).
  * @MRCORE_STAT_INV_REMOTE: keys the peer killed (SEND_WITH_INV).
@@ -151,8 +165,10 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * @MRCORE_STAT_ERR_NO_BACKEND: I/Os no backend could move.
  * @MRCORE_STAT_ERR_POOL_DRY: I/Os refused with -EAGAIN.
  * @MRCORE_STAT_ERR_POST: rdma_io_ctx_post() failures.
- * @MRCORE_STAT_ERR_COMPLETION: I/Os destroyed after a failed, flushed or
- *	missing completion.
+ * @MRCORE_STAT_ERR_COMPLETION: I/Os destroyed after a failed completion
+ *	(any status but success and %IB_WC_WR_FLUSH_ERR) or none at all.
+ * @MRCORE_STAT_ERR_FLUSH: I/Os destroyed after a flushed completion
+ *	(%IB_WC_WR_FLUSH_ERR: the QP went to the error state).
  * @MRCORE_STAT_NR: number of counters.
  */
 enum mrcore_stat {
@@ -167,6 +183,7 @@ enum mrcore_stat {
 	MRCORE_STAT_POOL_MISSES,
 	MRCORE_STAT_POOL_FALLBACKS,
 	MRCORE_STAT_MR_RECYCLED,
+	MRCORE_STAT_POOL_SHRUNK,
 	MRCORE_STAT_INV_LOCAL,
 	MRCORE_STAT_INV_REMOTE,
 	MRCORE_STAT_ERR_DMA_MAP,
@@ -176,6 +193,7 @@ enum mrcore_stat {
 	MRCORE_STAT_ERR_POOL_DRY,
 	MRCORE_STAT_ERR_POST,
 	MRCORE_STAT_ERR_COMPLETION,
+	MRCORE_STAT_ERR_FLUSH,
 	MRCORE_STAT_NR,
 };
 

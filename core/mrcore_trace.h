@@ -2,7 +2,8 @@
 /*
  * Tracepoints of rdma-mrcore (TRACE_SYSTEM rdma_mrcore): maps, unmaps and
  * invalidations of MRs; I/O init (with the backend chosen and why), post
- * and completion; pool exhaustion.
+ * and completion (with its status); pool exhaustion.  The I/O events and
+ * pool exhaustion name the device and the QP number.
  *
  * Device names are copied into fixed arrays rather than __string() fields,
  * whose assignment macro changed between the kernels this module builds
@@ -62,10 +63,76 @@ DEFINE_EVENT(mrcore_key_class, mrcore_invalidate_remote,
 	     TP_PROTO(const struct rdma_mr *mr),
 	     TP_ARGS(mr));
 
+/*
+ * The completion status of io_done, by name: enum ib_wc_status, and
+ * MRCORE_WC_NONE for an I/O destroyed without a completion (never posted,
+ * or its completion not seen).
+ */
+#define MRCORE_WC_NONE	(-1)
+
+/* The enum's values, for the tools that read the format (perf, trace-cmd). */
+TRACE_DEFINE_ENUM(IB_WC_SUCCESS);
+TRACE_DEFINE_ENUM(IB_WC_LOC_LEN_ERR);
+TRACE_DEFINE_ENUM(IB_WC_LOC_QP_OP_ERR);
+TRACE_DEFINE_ENUM(IB_WC_LOC_EEC_OP_ERR);
+TRACE_DEFINE_ENUM(IB_WC_LOC_PROT_ERR);
+TRACE_DEFINE_ENUM(IB_WC_WR_FLUSH_ERR);
+TRACE_DEFINE_ENUM(IB_WC_MW_BIND_ERR);
+TRACE_DEFINE_ENUM(IB_WC_BAD_RESP_ERR);
+TRACE_DEFINE_ENUM(IB_WC_LOC_ACCESS_ERR);
+TRACE_DEFINE_ENUM(IB_WC_REM_INV_REQ_ERR);
+TRACE_DEFINE_ENUM(IB_WC_REM_ACCESS_ERR);
+TRACE_DEFINE_ENUM(IB_WC_REM_OP_ERR);
+TRACE_DEFINE_ENUM(IB_WC_RETRY_EXC_ERR);
+TRACE_DEFINE_ENUM(IB_WC_RNR_RETRY_EXC_ERR);
+TRACE_DEFINE_ENUM(IB_WC_LOC_RDD_VIOL_ERR);
+TRACE_DEFINE_ENUM(IB_WC_REM_INV_RD_REQ_ERR);
+TRACE_DEFINE_ENUM(IB_WC_REM_ABORT_ERR);
+TRACE_DEFINE_ENUM(IB_WC_INV_EECN_ERR);
+TRACE_DEFINE_ENUM(IB_WC_INV_EEC_STATE_ERR);
+TRACE_DEFINE_ENUM(IB_WC_FATAL_ERR);
+TRACE_DEFINE_ENUM(IB_WC_RESP_TIMEOUT_ERR);
+TRACE_DEFINE_ENUM(IB_WC_GENERAL_ERR);
+
+#define mrcore_show_wc_status(status)					\
+	__print_symbolic(status,					\
+			 { MRCORE_WC_NONE, "NO_COMPLETION" },		\
+			 { IB_WC_SUCCESS, "SUCCESS" },			\
+			 { IB_WC_LOC_LEN_ERR, "LOC_LEN_ERR" },		\
+			 { IB_WC_LOC_QP_OP_ERR, "LOC_QP_OP_ERR" },	\
+			 { IB_WC_LOC_EEC_OP_ERR, "LOC_EEC_OP_ERR" },	\
+			 { IB_WC_LOC_PROT_ERR, "LOC_PROT_ERR" },	\
+			 { IB_WC_WR_FLUSH_ERR, "WR_FLUSH_ERR" },	\
+			 { IB_WC_MW_BIND_ERR, "MW_BIND_ERR" },		\
+			 { IB_WC_BAD_RESP_ERR, "BAD_RESP_ERR" },	\
+			 { IB_WC_LOC_ACCESS_ERR, "LOC_ACCESS_ERR" },	\
+			 { IB_WC_REM_INV_REQ_ERR, "REM_INV_REQ_ERR" },	\
+			 { IB_WC_REM_ACCESS_ERR, "REM_ACCESS_ERR" },	\
+			 { IB_WC_REM_OP_ERR, "REM_OP_ERR" },		\
+			 { IB_WC_RETRY_EXC_ERR, "RETRY_EXC_ERR" },	\
+			 { IB_WC_RNR_RETRY_EXC_ERR, "RNR_RETRY_EXC_ERR" },	\
+			 { IB_WC_LOC_RDD_VIOL_ERR, "LOC_RDD_VIOL_ERR" },	\
+			 { IB_WC_REM_INV_RD_REQ_ERR, "REM_INV_RD_REQ_ERR" },	\
+			 { IB_WC_REM_ABORT_ERR, "REM_ABORT_ERR" },	\
+			 { IB_WC_INV_EECN_ERR, "INV_EECN_ERR" },	\
+			 { IB_WC_INV_EEC_STATE_ERR, "INV_EEC_STATE_ERR" },	\
+			 { IB_WC_FATAL_ERR, "FATAL_ERR" },		\
+			 { IB_WC_RESP_TIMEOUT_ERR, "RESP_TIMEOUT_ERR" },	\
+			 { IB_WC_GENERAL_ERR, "GENERAL_ERR" })
+
+/*
+ * The device and QP of an I/O: every event of the I/O path carries them,
+ * so one device's or connection's events can be told apart.
+ */
+#define mrcore_trace_dev(pool)	((pool)->info.dev->name)
+#define mrcore_trace_qpn(pool)	((pool)->info.qp->qp_num)
+
 TRACE_EVENT(mrcore_io_init,
 	    TP_PROTO(const struct rdma_io_ctx *ctx, const char *why, u32 cost),
 	    TP_ARGS(ctx, why, cost),
-	    TP_STRUCT__entry(__array(char, backend, 16)
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(u32, qpn)
+			     __array(char, backend, 16)
 			     __array(char, why, 16)
 			     __field(bool, read)
 			     __field(u64, length)
@@ -73,7 +140,10 @@ TRACE_EVENT(mrcore_io_init,
 			     __field(u32, cost)
 			     __field(u32, wrs)
 			     __field(u32, mrs)),
-	    TP_fast_assign(strscpy(__entry->backend, ctx->backend->name, 16);
+	    TP_fast_assign(strscpy(__entry->dev, mrcore_trace_dev(ctx->pool),
+				   IB_DEVICE_NAME_MAX);
+			   __entry->qpn = mrcore_trace_qpn(ctx->pool);
+			   strscpy(__entry->backend, ctx->backend->name, 16);
 			   strscpy(__entry->why, why, 16);
 			   __entry->read = ctx->dir == DMA_FROM_DEVICE;
 			   __entry->length = ctx->length;
@@ -81,7 +151,8 @@ TRACE_EVENT(mrcore_io_init,
 			   __entry->cost = cost;
 			   __entry->wrs = ctx->nr_wrs;
 			   __entry->mrs = ctx->nr_mrs;),
-	    TP_printk("%s length=%llu nents=%u backend=%s (%s, cost %u) wrs=%u mrs=%u",
+	    TP_printk("dev=%s qpn=%u %s length=%llu nents=%u backend=%s (%s, cost %u) wrs=%u mrs=%u",
+		      __entry->dev, __entry->qpn,
 		      __entry->read ? "READ" : "WRITE", __entry->length,
 		      __entry->nents, __entry->backend, __entry->why,
 		      __entry->cost,
@@ -97,26 +168,37 @@ TRACE_EVENT(mrcore_io_post,
 	    TP_printk("wrs=%u ret=%d", __entry->wrs, __entry->ret));
 
 TRACE_EVENT(mrcore_io_done,
-	    TP_PROTO(const struct rdma_io_ctx *ctx, bool ok),
-	    TP_ARGS(ctx, ok),
-	    TP_STRUCT__entry(__array(char, backend, 16)
-			     __field(bool, ok)
+	    TP_PROTO(const struct rdma_io_ctx *ctx, const struct ib_wc *wc),
+	    TP_ARGS(ctx, wc),
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(u32, qpn)
+			     __array(char, backend, 16)
+			     __field(int, status)
 			     __field(u32, mrs)),
-	    TP_fast_assign(strscpy(__entry->backend, ctx->backend->name, 16);
-			   __entry->ok = ok;
+	    TP_fast_assign(strscpy(__entry->dev, mrcore_trace_dev(ctx->pool),
+				   IB_DEVICE_NAME_MAX);
+			   __entry->qpn = mrcore_trace_qpn(ctx->pool);
+			   strscpy(__entry->backend, ctx->backend->name, 16);
+			   __entry->status = wc ? wc->status : MRCORE_WC_NONE;
 			   __entry->mrs = ctx->nr_mrs;),
-	    TP_printk("backend=%s %s mrs=%u", __entry->backend,
-		      __entry->ok ? "completed" : "failed or flushed",
-		      __entry->mrs));
+	    TP_printk("dev=%s qpn=%u backend=%s status=%s mrs=%u",
+		      __entry->dev, __entry->qpn, __entry->backend,
+		      mrcore_show_wc_status(__entry->status), __entry->mrs));
 
 TRACE_EVENT(mrcore_pool_exhausted,
-	    TP_PROTO(u32 wanted, u32 free),
-	    TP_ARGS(wanted, free),
-	    TP_STRUCT__entry(__field(u32, wanted)
+	    TP_PROTO(const struct rdma_io_pool *pool, u32 wanted, u32 free),
+	    TP_ARGS(pool, wanted, free),
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(u32, qpn)
+			     __field(u32, wanted)
 			     __field(u32, free)),
-	    TP_fast_assign(__entry->wanted = wanted;
+	    TP_fast_assign(strscpy(__entry->dev, mrcore_trace_dev(pool),
+				   IB_DEVICE_NAME_MAX);
+			   __entry->qpn = mrcore_trace_qpn(pool);
+			   __entry->wanted = wanted;
 			   __entry->free = free;),
-	    TP_printk("wanted=%u free=%u", __entry->wanted, __entry->free));
+	    TP_printk("dev=%s qpn=%u wanted=%u free=%u", __entry->dev,
+		      __entry->qpn, __entry->wanted, __entry->free));
 
 #endif /* _MRCORE_TRACE_H */
 

@@ -80,12 +80,35 @@ u32 rdma_io_send_wrs_per_ctx(struct ib_device *dev, u32 port_num,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_send_wrs_per_ctx, RDMA_MRCORE);
 
+/*
+ * No new device MR could replace a recycled MR's: the MR has been freed and
+ * the pool owns one fewer for good.  Counted and said (rate-limited): the
+ * I/Os that later find the pool dry fall back or fail with -EAGAIN, and
+ * nothing else would tell why.
+ */
+static void mrcore_pool_shrink(struct rdma_io_pool *pool, int err)
+{
+	unsigned long flags;
+	u32 total, free;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	total = --pool->nr_total;
+	free = pool->nr_free;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_SHRUNK);
+	mrcore_warn_ratelimited(pool->info.dev,
+				"QP %u: no device MR to replace a recycled MR's (error %d): the MR pool shrinks from %u to %u MRs (%u free)\n",
+				pool->info.qp->qp_num, err, total + 1, total,
+				free);
+}
+
 static void mrcore_pool_recycle_work(struct work_struct *work)
 {
 	struct rdma_io_pool *pool = container_of(work, struct rdma_io_pool,
 						 recycle_work);
 	struct rdma_mr *mr;
 	unsigned long flags;
+	int ret;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	while (!list_empty(&pool->quarantine)) {
@@ -94,10 +117,10 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		list_del_init(&mr->pool_entry);
 		spin_unlock_irqrestore(&pool->lock, flags);
 
-		if (mrcore_mr_recycle(mr)) {
-			/* No new device MR: the MR is gone, the pool shrinks. */
+		ret = mrcore_mr_recycle(mr);
+		if (ret) {
+			mrcore_pool_shrink(pool, ret);
 			spin_lock_irqsave(&pool->lock, flags);
-			pool->nr_total--;
 			continue;
 		}
 		mrcore_stat_inc(pool->mdev, MRCORE_STAT_MR_RECYCLED);
@@ -426,7 +449,7 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
-		trace_mrcore_pool_exhausted(n, free);
+		trace_mrcore_pool_exhausted(pool, n, free);
 		return -EAGAIN;
 	}
 	for (i = 0; i < n; i++) {
@@ -489,19 +512,19 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
  * The device MR is deregistered, which kills any key it had, and a fresh
  * one takes its place before this returns: the caller may then release the
  * memory the key named.  If no new device MR can be had, the MR is freed
- * and the pool shrinks by one.
+ * and the pool shrinks by one (counted as ``pool_shrunk`` and said in a
+ * rate-limited warning).
  *
  * Context: Process context; may sleep.
  */
 void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr)
 {
-	unsigned long flags;
+	int ret;
 
 	might_sleep();
-	if (mrcore_mr_recycle(mr)) {
-		spin_lock_irqsave(&pool->lock, flags);
-		pool->nr_total--;
-		spin_unlock_irqrestore(&pool->lock, flags);
+	ret = mrcore_mr_recycle(mr);
+	if (ret) {
+		mrcore_pool_shrink(pool, ret);
 		return;
 	}
 	mrcore_stat_inc(pool->mdev, MRCORE_STAT_MR_RECYCLED);

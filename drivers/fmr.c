@@ -92,11 +92,19 @@ int rdma_fmr_register(struct ib_device *dev, const struct rdma_fmr_ops *ops,
 {
 	struct fmr_dev *fdev;
 
-	if (!dev || !ops || !ops->alloc || !ops->map || !ops->unmap ||
-	    !ops->free || !max_pages)
+	if (!dev)
 		return -EINVAL;
-	if (fmr_dev_find(dev))
+	if (!ops || !ops->alloc || !ops->map || !ops->unmap || !ops->free ||
+	    !max_pages) {
+		mrcore_warn_ratelimited(dev,
+					"FMR callbacks refused: a callback missing or zero pages\n");
+		return -EINVAL;
+	}
+	if (fmr_dev_find(dev)) {
+		mrcore_warn_ratelimited(dev,
+					"FMR callbacks refused: the device has them already\n");
 		return -EEXIST;
+	}
 
 	fdev = kzalloc(sizeof(*fdev), GFP_KERNEL);
 	if (!fdev)
@@ -171,7 +179,10 @@ static void fmr_flush_locked(struct fmr_dev *fdev)
 	 * therefore never holds more than a batch.
 	 */
 	ret = fdev->ops->unmap(handles, n);
-	WARN_ON_ONCE(ret);
+	if (WARN_ON_ONCE(ret))
+		mrcore_warn_ratelimited(fdev->dev,
+					"FMR unmap of %u handles failed: %d; their MRs will be replaced\n",
+					n, ret);
 	list_for_each_entry_safe(fm, tmp, &fdev->dirty, dirty_entry) {
 		list_del_init(&fm->dirty_entry);
 		if (!ret)

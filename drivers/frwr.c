@@ -37,7 +37,14 @@ static int frwr_mr_init(struct rdma_mr *mr)
 
 static void frwr_mr_release(struct rdma_mr *mr)
 {
-	ib_dereg_mr(mr->ibmr);
+	u32 lkey = mr->ibmr->lkey;
+	int ret = ib_dereg_mr(mr->ibmr);
+
+	/* Nothing to retry: what is left of the device MR is the driver's. */
+	if (ret)
+		mrcore_warn_ratelimited(mr->pd->device,
+					"deregistering device MR 0x%08x failed: %d\n",
+					lkey, ret);
 	mr->ibmr = NULL;
 }
 

@@ -49,7 +49,7 @@ static void flush_64_in_flight(struct kunit *test)
 	enum { N = 64 };
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct mrcore_shape_desc d = { "16_pages", 16, 0, PAGE_SIZE, 2 };
-	u64 recycled0, errors0, recycled, errors;
+	u64 recycled0, errors0, flushes0, recycled, errors, flushes;
 	unsigned int i, flushed = 0, ok = 0;
 	long maps0;
 	struct mrcore_e2e_pair *pair;
@@ -76,6 +76,7 @@ static void flush_64_in_flight(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, w && ctx && l);
 	recycled0 = io_counter(test, dev, "mr_recycled");
 	errors0 = io_counter(test, dev, "err_completion");
+	flushes0 = io_counter(test, dev, "err_flush");
 	maps0 = rdma_mrcore_dma_maps_live();
 
 	/* READs on even, WRITEs on odd slots: MR-based on both devices. */
@@ -119,7 +120,10 @@ static void flush_64_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
 	recycled = io_counter(test, dev, "mr_recycled") - recycled0;
 	errors = io_counter(test, dev, "err_completion") - errors0;
-	KUNIT_EXPECT_EQ(test, errors, (u64)(N - ok));
+	flushes = io_counter(test, dev, "err_flush") - flushes0;
+	/* Flushes and other failures are counted apart. */
+	KUNIT_EXPECT_EQ(test, flushes, (u64)flushed);
+	KUNIT_EXPECT_EQ(test, errors, (u64)(N - ok - flushed));
 	KUNIT_EXPECT_EQ(test, recycled, (u64)lost_mrs);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
 			    "DMA mappings left after the flush");
@@ -188,7 +192,7 @@ static void flush_some_completed(struct kunit *test)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct mrcore_shape_desc d = { "15_pages", FLUSH_PAGES, 0, PAGE_SIZE,
 				       2 };
-	u64 recycled0, errors0, recycled, errors;
+	u64 recycled0, errors0, flushes0, recycled, errors, flushes;
 	unsigned int i, flushed = 0, ok = 0;
 	struct mrcore_e2e_pair *pair;
 	struct rdma_io_pool *pool;
@@ -211,6 +215,7 @@ static void flush_some_completed(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	recycled0 = io_counter(test, dev, "mr_recycled");
 	errors0 = io_counter(test, dev, "err_completion");
+	flushes0 = io_counter(test, dev, "err_flush");
 	maps0 = rdma_mrcore_dma_maps_live();
 
 	/* READs on even slots, WRITEs on odd: each source its own bytes. */
@@ -293,7 +298,9 @@ static void flush_some_completed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
 	recycled = io_counter(test, dev, "mr_recycled") - recycled0;
 	errors = io_counter(test, dev, "err_completion") - errors0;
-	KUNIT_EXPECT_EQ(test, errors, (u64)(FLUSH_N - ok));
+	flushes = io_counter(test, dev, "err_flush") - flushes0;
+	KUNIT_EXPECT_EQ(test, flushes, (u64)flushed);
+	KUNIT_EXPECT_EQ(test, errors, (u64)(FLUSH_N - ok - flushed));
 	KUNIT_EXPECT_GT(test, lost_mrs, 0u);
 	KUNIT_EXPECT_EQ_MSG(test, recycled, (u64)lost_mrs,
 			    "MRs of flushed I/Os not recycled");

@@ -98,7 +98,11 @@ wallclock) ;;
 esac
 export MRCORE_BENCH_MODE=$mode
 
-echo "bench: booting the guest (QEMU TCG, $mode mode, ${MRCORE_QEMU_SMP:-2} vCPUs): perftest, then"
+# The vCPUs qemu-run.sh gives the guest: MRCORE_QEMU_SMP, else the host's
+# CPUs, at most 4.
+smp=${MRCORE_QEMU_SMP:-$(nproc)}
+[ "$smp" -le 4 ] || smp=4
+echo "bench: booting the guest (QEMU TCG, $mode mode, $smp vCPUs): perftest, then"
 echo "bench: mrcore_bench ($row_ms ms x $rounds runs per implementation and row)"
 boot=$(date +%s)
 set +e

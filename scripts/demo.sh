@@ -25,7 +25,7 @@ KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
 if [ ! -f "$KDIR/.mrcore-key" ]; then
 	echo "demo: the test kernel is not built yet: building it now from Debian's"
 	echo "demo: linux-source-6.12 with KUnit, rxe, siw, KASAN, lockdep, kmemleak"
-	echo "demo: (about 5-7 min on 2 cores, once; cached in $KDIR)"
+	echo "demo: (about 11 min on an idle 2-core machine, up to about 45 under load; once, cached in $KDIR)"
 fi
 if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
 	echo "demo: build failed" >&2

@@ -154,7 +154,15 @@ done
 log "all ${#order[@]} fragment options present in .config"
 
 jobs=$(nproc)
-log "building bzImage + modules with -j$jobs (about 5-7 min from scratch on 2 cores; log: $OUT/build.log)"
+# Measured from scratch: the test flavour 647 s on an idle 2-core machine,
+# 2813 s with other builds on the cores; the bench flavour (no debugging)
+# about 7 min idle (Documentation/benchmarks.rst).
+if [ "$FLAVOUR" = test ]; then
+	took="about 11 min on an idle 2-core machine, up to about 45 under load"
+else
+	took="about 7 min on an idle 2-core machine, longer under load"
+fi
+log "building bzImage + modules with -j$jobs ($took; log: $OUT/build.log)"
 (
 	while sleep 30; do
 		n=$(find "$OUT" -name '*.o' -newer "$OUT/.mrcore-src" 2>/dev/null | wc -l)

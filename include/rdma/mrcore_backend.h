@@ -186,7 +186,9 @@ struct rdma_io_pool_info {
  *	on a blank MR (@pd, @ops, @role, @max_pages set) and move those two
  *	fields to the MR they replace the resources of.
  *	Return 0 or a negative errno; on error nothing may be left allocated.
+ *	Process context; may sleep.
  * @mr_release: free what @mr_init allocated.  Any key of @mr dies with it.
+ *	Process context; may sleep.
  * @map: register @mr->dma_nents DMA entries from @mr->sg to @mr->sg_last,
  *	skipping @mr->sg_offset bytes of the first and ending
  *	@mr->sg_last_end bytes into the last, @mr->length bytes in all
@@ -196,9 +198,11 @@ struct rdma_io_pool_info {
  *	synchronously and leave *@post_wr alone.  When @mr->state is
  *	%RDMA_MR_STALE the previous key must be killed first.  The new key
  *	must differ from the previous one.  Return 0 or a negative errno; on
- *	error nothing may have changed.
+ *	error nothing may have changed.  Called in any context (the map API's
+ *	caller's, or rdma_io_ctx_init()'s): must not sleep.
  * @invalidate: kill @mr->key, either by chaining an invalidation WR in
  *	front of *@post_wr or synchronously.  Return 0 or a negative errno.
+ *	Called in any context: must not sleep.
  * @recycle: optional; a local-only mapping was released and its key left
  *	valid (%RDMA_MR_STALE).  Backends that batch invalidations queue it.
  * @io_flags: what the backend moves and how (RDMA_IO_*).

@@ -577,6 +577,7 @@ static inline const struct ib_reg_wr *reg_wr(const struct ib_send_wr *wr)
 struct ib_qp {
 	struct ib_device *device;
 	struct ib_pd *pd;
+	u32 qp_num;
 	u32 max_write_sge;
 	u32 max_read_sge;
 	void *sim;
@@ -629,6 +630,23 @@ void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sg, int nents,
 		     enum dma_data_direction direction);
 int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *send_wr,
 		 const struct ib_send_wr **bad_send_wr);
+const char *ib_wc_status_msg(enum ib_wc_status status);
+
+/*
+ * Messages: kept in the mirror's kernel log (sim/printk.h), "<level>
+ * <device>: <text>", for tests to read; never rate-limited here, so a test
+ * sees every one.
+ */
+#define KBUILD_MODNAME	"rdma_mrcore"
+#define pr_fmt(fmt)	KBUILD_MODNAME ": " fmt
+void mirror_printk(const char *level, const struct ib_device *dev,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define ibdev_warn_ratelimited(dev, fmt, ...) \
+	mirror_printk("warn", dev, fmt, ##__VA_ARGS__)
+#define ibdev_dbg_ratelimited(dev, fmt, ...) \
+	mirror_printk("debug", dev, fmt, ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...) \
+	mirror_printk("warn", NULL, pr_fmt(fmt), ##__VA_ARGS__)
 
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
@@ -646,8 +664,9 @@ static inline void trace_mrcore_io_init(const struct rdma_io_ctx *ctx,
 static inline void trace_mrcore_io_post(const struct rdma_io_ctx *ctx,
 					int ret) { }
 static inline void trace_mrcore_io_done(const struct rdma_io_ctx *ctx,
-					bool ok) { }
-static inline void trace_mrcore_pool_exhausted(u32 wanted, u32 free) { }
+					const struct ib_wc *wc) { }
+static inline void trace_mrcore_pool_exhausted(const struct rdma_io_pool *pool,
+					       u32 wanted, u32 free) { }
 
 #ifdef __cplusplus
 }
