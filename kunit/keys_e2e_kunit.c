@@ -11,6 +11,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -219,6 +220,63 @@ static void keys_never_posted(struct kunit *test)
 		     "memory of an unposted READ after its destroy");
 }
 
+static void keys_disarm(void *point)
+{
+	rdma_mrcore_fault_arm(point, 0, 0);
+}
+
+/*
+ * A READ whose chain the driver took only in part: the fault point post_wr
+ * lets it take the registration and refuses the READ, as a send queue with
+ * room for one WR does.  The post says so (-EINPROGRESS); the ULP drains the
+ * QP, then destroys the I/O without a completion: nothing stays mapped or
+ * held, and the key the registration made valid (on iWARP a sink that
+ * grants REMOTE_WRITE) is dead.
+ */
+static void keys_partial_post(struct kunit *test)
+{
+	struct keys_named k[KEYS_MAX_KEYS];
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct rdma_io_ctx ctx;
+	struct ib_cqe cqe = {};
+	struct io_local *l;
+	unsigned int n;
+	long maps;
+	int ret;
+
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, 1, 8);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
+	maps = rdma_mrcore_dma_maps_live();
+	/* REG_MR, then READ_WITH_INV on siw, READ on rxe */
+	KUNIT_ASSERT_EQ(test, keys_init(test, &ctx, pool, l, owner,
+					owner->rkey, true), 2);
+	n = keys_of(&ctx, k);
+	ret = kunit_add_action_or_reset(test, keys_disarm, (void *)"post_wr");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, rdma_mrcore_fault_arm("post_wr", 1, 1), 0);
+	ret = rdma_io_ctx_post(&ctx, &cqe, NULL);
+	KUNIT_EXPECT_EQ(test, rdma_mrcore_fault_hits("post_wr"), 1);
+	rdma_mrcore_fault_arm("post_wr", 0, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINPROGRESS,
+			    "a chain the driver took in part");
+	/* Let the device run the registration it took, then drain. */
+	msleep(100);
+	ib_drain_qp(pair->active.qp);
+	rdma_io_ctx_destroy(&ctx, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps,
+			    "the I/O's memory is still mapped");
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool),
+			rdma_io_pool_size(pool));
+	keys_expect_dead(test, pair, k, n, &l->buf,
+			 "memory of a partially posted READ after drain and destroy");
+}
+
 static void keys_map_post(struct kunit *test, struct mrcore_e2e_pair *pair,
 			  struct ib_send_wr *chain, struct mrcore_e2e_wait *w)
 {
@@ -308,6 +366,7 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
+	KUNIT_CASE(keys_partial_post),
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
@@ -320,6 +379,7 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
+	KUNIT_CASE(keys_partial_post),
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
