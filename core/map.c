@@ -198,9 +198,10 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 
 	if (mrcore_dma_mapped(mr))
 		return -EBUSY;
-	/* Every entry spans at least one page: refuse before mapping. */
-	if (sg_nents > mr->max_pages)
-		return -E2BIG;
+	/*
+	 * The MR holds pages, not entries: contiguous sub-page entries share
+	 * theirs, so only the summary's page count can refuse the list.
+	 */
 
 	dma_nents = mrcore_dma_map_sg(dev, mr->mdev, sg, sg_nents,
 				      access->dir);

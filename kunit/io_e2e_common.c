@@ -160,6 +160,9 @@ int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	mrcore_e2e_wait_init(&w);
 	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
 	if (ret) {
+		/* What the driver took must be gone before the destroy. */
+		if (ret == -EINPROGRESS)
+			ib_drain_qp(side->qp);
 		rdma_io_ctx_destroy(ctx, NULL);
 		return ret;
 	}

@@ -185,6 +185,11 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc);
 const char *rdma_io_ctx_backend(const struct rdma_io_ctx *ctx);
 
 u32 rdma_io_mr_factor(struct ib_device *dev, u32 port_num, u32 max_pages);
+u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
+			u32 max_send_sge);
+u32 rdma_io_max_cqe(struct ib_device *dev, u32 port_num, u32 max_pages,
+		    u32 max_send_sge);
+/* Deprecated: rdma_io_max_send_wr(dev, port_num, max_pages, 0). */
 u32 rdma_io_send_wrs_per_ctx(struct ib_device *dev, u32 port_num,
 			     u32 max_pages);
 

@@ -28,7 +28,8 @@ struct mrcore_iser_target {
  * @max_cmds: commands moving data at once.
  * @max_pages: pages of the largest transfer.
  *
- * Size the send queue for rdma_io_send_wrs_per_ctx() per command, plus the
+ * Size the send queue for rdma_io_max_send_wr() per command, plus the
+ * responses, and the send CQ for rdma_io_max_cqe() per command, plus the
  * responses.  The send CQ of @qp must be polled in process context
  * (%IB_POLL_WORKQUEUE, %IB_POLL_UNBOUND_WORKQUEUE or direct): a command's
  * completion handler destroys its I/O, and the destroy of a failed one

@@ -32,7 +32,8 @@ struct mrcore_nfs_svc {
  *	aligned on a page spans one page more than its length needs).
  *
  * Size the send queue for %MRCORE_NFS_MAX_SEGS times
- * rdma_io_send_wrs_per_ctx() per RPC, plus the replies.  The send CQ of @qp
+ * rdma_io_max_send_wr() of @seg_pages + 1 pages per RPC, plus the
+ * replies, and the send CQ for as many rdma_io_max_cqe().  The send CQ of @qp
  * must be polled in process context (%IB_POLL_WORKQUEUE,
  * %IB_POLL_UNBOUND_WORKQUEUE or direct): an RPC's completion handler
  * destroys its I/Os, and the destroy of a failed one sleeps until its keys
