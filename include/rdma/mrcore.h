@@ -62,6 +62,8 @@ int rdma_map_sg_rkey(u32 *rkey, u64 *iova, struct rdma_mr *mr,
 
 int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr);
 int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey);
+int rdma_mr_check_remote_inv(struct rdma_mr *mr, const struct ib_wc *wc);
+int rdma_send_with_inv(struct ib_send_wr *wr, u32 rkey);
 int rdma_unmap_mr(struct rdma_mr *mr);
 int rdma_mr_reset(struct rdma_mr *mr);
 

@@ -298,9 +298,7 @@ void mrcore_iser_task_response(struct mrcore_iser_task *task,
 		task_retire(task);
 		return;
 	}
-	if ((rsp_wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
-	    !rdma_mr_remote_invalidated(task->mr,
-					rsp_wc->ex.invalidate_rkey)) {
+	if (!rdma_mr_check_remote_inv(task->mr, rsp_wc)) {
 		task_finish(task);
 		return;
 	}

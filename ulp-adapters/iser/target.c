@@ -218,10 +218,8 @@ int mrcore_iser_cmd_response(struct mrcore_iser_cmd *cmd,
 		return -EINVAL;
 	rsp_send->next = NULL;
 	rsp_send->opcode = IB_WR_SEND;
-	if (remote_inv) {
-		rsp_send->opcode = IB_WR_SEND_WITH_INV;
-		rsp_send->ex.invalidate_rkey = cmd->stag;
-	}
+	if (remote_inv)
+		rdma_send_with_inv(rsp_send, cmd->stag);
 	rsp_send->wr_cqe = &cmd->cqe;
 	rsp_send->send_flags |= IB_SEND_SIGNALED;
 	if (cmd->io_live)

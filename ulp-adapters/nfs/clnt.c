@@ -386,14 +386,10 @@ void mrcore_nfs_req_reply(struct mrcore_nfs_req *req,
 		req_retire(req);
 		return;
 	}
-	if (reply_wc->wc_flags & IB_WC_WITH_INVALIDATE) {
-		for (i = 0; i < req->nr_mrs; i++) {
-			u32 rkey = reply_wc->ex.invalidate_rkey;
-
-			if (!rdma_mr_remote_invalidated(req->mrs[i], rkey)) {
-				remote = i;
-				break;
-			}
+	for (i = 0; i < req->nr_mrs; i++) {
+		if (!rdma_mr_check_remote_inv(req->mrs[i], reply_wc)) {
+			remote = i;
+			break;
 		}
 	}
 	/* Built from the last MR back, so the signaled WR runs last. */

@@ -334,10 +334,8 @@ int mrcore_nfs_svc_reply(struct mrcore_nfs_rpc *rpc,
 		return -EINVAL;
 	reply_send->next = NULL;
 	reply_send->opcode = IB_WR_SEND;
-	if (remote_inv && rpc->have_inv_handle) {
-		reply_send->opcode = IB_WR_SEND_WITH_INV;
-		reply_send->ex.invalidate_rkey = rpc->inv_handle;
-	}
+	if (remote_inv && rpc->have_inv_handle)
+		rdma_send_with_inv(reply_send, rpc->inv_handle);
 	reply_send->wr_cqe = &rpc->cqe;
 	reply_send->send_flags |= IB_SEND_SIGNALED;
 	for (i = rpc->nr_io; i-- > 0;)
