@@ -320,6 +320,124 @@ static void keys_map_case(struct kunit *test, bool reset)
 	rdma_destroy_mr(mr);
 }
 
+/* A Receive whose whole completion the test reads. */
+struct keys_recv {
+	struct ib_cqe cqe;
+	struct completion done;
+	struct ib_wc wc;
+};
+
+static void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct keys_recv *r = container_of(wc->wr_cqe, struct keys_recv, cqe);
+
+	r->wc = *wc;
+	complete(&r->done);
+}
+
+/* An rkey MR over @l's memory, registered on the pair's active end. */
+static struct rdma_mr *keys_rkey_mr(struct kunit *test,
+				    struct mrcore_e2e_pair *pair,
+				    struct io_local *l, struct keys_named *k)
+{
+	struct ib_send_wr *chain = NULL;
+	struct mrcore_e2e_wait w;
+	struct rdma_mr *mr;
+
+	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mrcore_e2e_wait_init(&w);
+	rdma_mr_set_cqe(mr, &w.cqe);
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&k->key, &k->iova, mr, l->sg,
+						  1, RDMA_MR_REMOTE_WRITE,
+						  &chain));
+	keys_map_post(test, pair, chain, &w);
+	rdma_mr_set_cqe(mr, NULL);
+	return mr;
+}
+
+/*
+ * The peer's SEND_WITH_INV names @mr's key, or (@wrong) the key of another
+ * MR of the same PD, a bogus remote invalidation.  The receive completion
+ * is checked against @mr: 0 for its key; -EKEYREJECTED for the other,
+ * whose MR it invalidated instead, while @mr's key stays valid until the
+ * local invalidation.  Afterwards neither key lets the attacker in.
+ */
+static void keys_remote_inv_case(struct kunit *test, bool wrong)
+{
+	struct keys_named k[2];
+	struct mrcore_e2e_pair *pair;
+	struct ib_send_wr send = {}, *chain = NULL;
+	struct ib_recv_wr recv = {};
+	struct mrcore_e2e_wait w;
+	struct io_local *l[2];
+	struct rdma_mr *mr[2];
+	struct keys_recv r;
+	unsigned long left;
+	unsigned int i;
+
+	pair = io_pair(test);
+	for (i = 0; i < 2; i++) {
+		l[i] = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
+		mr[i] = keys_rkey_mr(test, pair, l[i], &k[i]);
+	}
+	init_completion(&r.done);
+	r.cqe.done = keys_recv_done;
+	recv.wr_cqe = &r.cqe;
+	KUNIT_ASSERT_EQ(test, 0, ib_post_recv(pair->active.qp, &recv, NULL));
+	send.opcode = IB_WR_SEND;
+	send.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, 0, rdma_send_with_inv(&send, k[wrong].key));
+	mrcore_e2e_wait_init(&w);
+	send.wr_cqe = &w.cqe;
+	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
+			mrcore_e2e_post(&pair->passive, &send, &w,
+					IO_TIMEOUT_MS));
+	left = wait_for_completion_timeout(&r.done,
+					   msecs_to_jiffies(IO_TIMEOUT_MS));
+	KUNIT_ASSERT_GT_MSG(test, left, 0, "the SEND_WITH_INV never arrived");
+	KUNIT_ASSERT_EQ(test, r.wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, r.wc.wc_flags & IB_WC_WITH_INVALIDATE);
+
+	if (wrong) {
+		KUNIT_EXPECT_EQ(test, rdma_mr_check_remote_inv(mr[0], &r.wc),
+				-EKEYREJECTED);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_unmap_mr(mr[0]), -EBUSY,
+				    "a bogus invalidation counted as the MR's");
+		mrcore_e2e_wait_init(&w);
+		rdma_mr_set_cqe(mr[0], &w.cqe);
+		KUNIT_ASSERT_EQ(test, 0, rdma_invalidate_mr(mr[0], &chain));
+		keys_map_post(test, pair, chain, &w);
+		rdma_mr_set_cqe(mr[0], NULL);
+	}
+	KUNIT_EXPECT_EQ(test, rdma_mr_check_remote_inv(mr[wrong], &r.wc), 0);
+	/* The other MR still has its key: kill it here. */
+	if (!wrong) {
+		chain = NULL;
+		mrcore_e2e_wait_init(&w);
+		rdma_mr_set_cqe(mr[1], &w.cqe);
+		KUNIT_ASSERT_EQ(test, 0, rdma_invalidate_mr(mr[1], &chain));
+		keys_map_post(test, pair, chain, &w);
+		rdma_mr_set_cqe(mr[1], NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr[i]), 0);
+		keys_expect_dead(test, pair, &k[i], 1, &l[i]->buf,
+				 "memory of a remotely invalidated MR");
+		rdma_destroy_mr(mr[i]);
+	}
+}
+
+static void keys_remote_inv(struct kunit *test)
+{
+	keys_remote_inv_case(test, false);
+}
+
+static void keys_remote_inv_wrong_key(struct kunit *test)
+{
+	keys_remote_inv_case(test, true);
+}
+
 static void keys_map_unmap(struct kunit *test)
 {
 	keys_map_case(test, false);
@@ -367,6 +485,8 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
 	KUNIT_CASE(keys_partial_post),
+	KUNIT_CASE(keys_remote_inv),
+	KUNIT_CASE(keys_remote_inv_wrong_key),
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
@@ -380,6 +500,8 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
 	KUNIT_CASE(keys_partial_post),
+	KUNIT_CASE(keys_remote_inv),
+	KUNIT_CASE(keys_remote_inv_wrong_key),
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
