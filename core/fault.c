@@ -3,6 +3,10 @@
  * Fault injection at the points where the core meets the device: posting,
  * MR allocation, page-list mapping, DMA mapping, the MR pool.
  *
+ * post_wr is asked once per WR of a chain rdma_io_ctx_post() posts: armed
+ * with @skip k, the driver takes the first k WRs and the post fails on the
+ * next, as with a send queue that had room for k.
+ *
  * Free when off: every point is behind one static key, enabled only while
  * some point is armed.  Armed from KUnit (rdma_mrcore_fault_arm()) or from
  * debugfs (rdma_mrcore/fault/<point>: write "skip times", read "skip times
@@ -18,6 +22,7 @@ static const char * const mrcore_fault_names[MRCORE_FAULT_NR] = {
 	[MRCORE_FAULT_MAP_SHORT] = "map_short",
 	[MRCORE_FAULT_DMA_MAP] = "dma_map",
 	[MRCORE_FAULT_POOL_EMPTY] = "pool_empty",
+	[MRCORE_FAULT_POST_WR] = "post_wr",
 };
 
 /**
@@ -58,7 +63,8 @@ bool __mrcore_should_fail(enum mrcore_fault_point point)
 
 /**
  * rdma_mrcore_fault_arm() - arm or disarm an injection point
- * @name: the point: post_send, mr_alloc, map_short, dma_map or pool_empty.
+ * @name: the point: post_send, mr_alloc, map_short, dma_map, pool_empty or
+ *	post_wr.
  * @skip: passes that succeed first.
  * @times: failures after them; 0 disarms.
  *

@@ -881,6 +881,39 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 
+/*
+ * ib_post_send() with a test's injected failures: post_send refuses the
+ * whole chain, post_wr one WR of it, after which the driver is handed only
+ * the WRs before that one, as a send queue with room for those would take
+ * them.  @bad as ib_post_send() sets it.
+ */
+static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
+					  struct ib_send_wr *first,
+					  const struct ib_send_wr **bad)
+{
+	struct ib_send_wr *wr, *prev = NULL;
+	int ret;
+
+	*bad = first;
+	if (mrcore_should_fail(MRCORE_FAULT_POST_SEND))
+		return -ENOMEM;
+	for (wr = first; wr; prev = wr, wr = wr->next)
+		if (mrcore_should_fail(MRCORE_FAULT_POST_WR))
+			break;
+	if (!wr)
+		return ib_post_send(qp, first, bad);
+	if (!prev)
+		return -ENOMEM;
+	prev->next = NULL;
+	ret = ib_post_send(qp, first, bad);
+	prev->next = wr;
+	if (!ret) {
+		*bad = wr;
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
 /**
  * rdma_io_ctx_post() - post an I/O with one ib_post_send()
  * @ctx: an initialized context.
@@ -888,27 +921,35 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
  * @chain_wr: as for rdma_io_ctx_wrs().
  *
  * A driver posts a chain WR by WR: when it refuses one (a full send queue:
- * size it with rdma_io_send_wrs_per_ctx()), the WRs before it stay posted.
+ * size it with rdma_io_max_send_wr()), the WRs before it stay posted.
  * Those run or are flushed whatever the caller does next, and being
  * unsignaled they tell nobody when: the I/O's memory and MRs are in use
- * until the send queue has drained.
+ * until the send queue has drained.  The registrations among them may have
+ * run, so keys the core registered for the I/O may be valid (on iWARP, a
+ * READ sink's key grants REMOTE_WRITE): rdma_io_ctx_destroy() without a
+ * completion kills every one of them before it releases the memory.
  *
  * Context: Any context.
  * Return: 0; the driver's error from ib_post_send() if it took none of the
  * chain: destroy the I/O with rdma_io_ctx_destroy() without a completion;
  * or -EINPROGRESS if it took only part of it: drain the QP's send queue
- * first (ib_drain_sq(), which moves the QP to the error state), then
- * destroy the I/O without a completion.
+ * first (ib_drain_sq() or ib_drain_qp(), which move the QP to the error
+ * state and wait until every WR it took has completed or been flushed),
+ * then destroy the I/O without a completion.  Destroying it before the
+ * drain lets WRs still queued reach memory the caller got back.
  */
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
+	struct ib_qp *qp = ctx->pool->info.qp;
 	const struct ib_send_wr *bad = first;
 	int ret;
 
-	ret = mrcore_should_fail(MRCORE_FAULT_POST_SEND) ? -ENOMEM :
-	      ib_post_send(ctx->pool->info.qp, first, &bad);
+	if (unlikely(mrcore_fault_armed()))
+		ret = mrcore_io_post_faulty(qp, first, &bad);
+	else
+		ret = ib_post_send(qp, first, &bad);
 	if (ret && bad != first)
 		ret = -EINPROGRESS;
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
@@ -991,7 +1032,10 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
  * each MR's device MR is deregistered, which kills its key, and replaced
  * before the memory is released; that may sleep.  No WR of the I/O may
  * still be queued: the completion of its last WR says so, and without one
- * the send queue must have been drained (rdma_io_ctx_post()).
+ * the send queue must have been drained (rdma_io_ctx_post()).  So with a
+ * %NULL @wc, after a chain that was never posted or was posted in part
+ * (-EINPROGRESS), no key the core registered for the I/O is valid when
+ * this returns, whichever of its registrations ran.
  *
  * Context: After a successful completion, any context.  Otherwise, and
  * with a %NULL @wc, process context (may sleep) when the I/O holds MRs: a

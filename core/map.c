@@ -198,9 +198,10 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 
 	if (mrcore_dma_mapped(mr))
 		return -EBUSY;
-	/* Every entry spans at least one page: refuse before mapping. */
-	if (sg_nents > mr->max_pages)
-		return -E2BIG;
+	/*
+	 * The MR holds pages, not entries: contiguous sub-page entries share
+	 * theirs, so only the summary's page count can refuse the list.
+	 */
 
 	dma_nents = mrcore_dma_map_sg(dev, mr->mdev, sg, sg_nents,
 				      access->dir);
@@ -387,6 +388,69 @@ int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_mr_remote_invalidated, RDMA_MRCORE);
+
+/**
+ * rdma_mr_check_remote_inv() - check a receive completion against an rkey MR
+ * @mr: an MR created with %RDMA_MR_ROLE_RKEY and mapped, whose key the peer
+ *	was told it may invalidate.
+ * @wc: the receive completion of the peer's message (its SEND_WITH_INV,
+ *	or a plain SEND).
+ *
+ * If the peer invalidated exactly @mr's key, the HCA killed it: @mr is
+ * recorded as invalidated and may be unmapped.  Any other answer leaves
+ * the key valid: invalidate it locally (rdma_invalidate_mr()).  A
+ * completion naming another key is a bogus remote invalidation: the peer
+ * killed some other key of the PD, which the ULP may treat as a protocol
+ * error.
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ * Return: 0 if @wc invalidated @mr's key; -EINVAL for a NULL argument or
+ * an MR that is not mapped or whose key is already invalid; -EPERM for an
+ * lkey MR, whose key was never the peer's to invalidate; -EIO for a failed
+ * completion; -ENODATA if @wc invalidated nothing (no
+ * %IB_WC_WITH_INVALIDATE); -EKEYREJECTED if it invalidated another key.
+ */
+int rdma_mr_check_remote_inv(struct rdma_mr *mr, const struct ib_wc *wc)
+{
+	if (!mr || !wc)
+		return -EINVAL;
+	if (mr->role != RDMA_MR_ROLE_RKEY)
+		return -EPERM;
+	if (mr->state != RDMA_MR_MAPPED)
+		return -EINVAL;
+	if (wc->status != IB_WC_SUCCESS)
+		return -EIO;
+	if (!(wc->wc_flags & IB_WC_WITH_INVALIDATE))
+		return -ENODATA;
+	if (wc->ex.invalidate_rkey != mr->key)
+		return -EKEYREJECTED;
+	return rdma_mr_remote_invalidated(mr, mr->key);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_mr_check_remote_inv, RDMA_MRCORE);
+
+/**
+ * rdma_send_with_inv() - make a Send invalidate the peer's key
+ * @wr: a Send WR (%IB_WR_SEND or already %IB_WR_SEND_WITH_INV).
+ * @rkey: a key the peer advertised and lets this side invalidate (its
+ *	rdma_map_sg_rkey() key, checked there with rdma_mr_check_remote_inv()).
+ *
+ * The peer's HCA kills @rkey when the Send arrives, before the peer sees
+ * the message.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for a NULL @wr or a WR that is not a Send (nothing is
+ * changed).
+ */
+int rdma_send_with_inv(struct ib_send_wr *wr, u32 rkey)
+{
+	if (!wr || (wr->opcode != IB_WR_SEND &&
+		    wr->opcode != IB_WR_SEND_WITH_INV))
+		return -EINVAL;
+	wr->opcode = IB_WR_SEND_WITH_INV;
+	wr->ex.invalidate_rkey = rkey;
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_send_with_inv, RDMA_MRCORE);
 
 /*
  * Kill @mr's key by giving it a fresh device MR: the old one is released

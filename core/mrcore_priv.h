@@ -485,6 +485,8 @@ void mrcore_backend_put(const struct rdma_mr_backend_ops *ops);
  * @MRCORE_FAULT_MAP_SHORT: ib_map_mr_sg() mapping fewer bytes than asked.
  * @MRCORE_FAULT_DMA_MAP: ib_dma_map_sg().
  * @MRCORE_FAULT_POOL_EMPTY: the MR pool having no free MR.
+ * @MRCORE_FAULT_POST_WR: one WR of the chain rdma_io_ctx_post() posts, as
+ *	a full send queue refuses it: the WRs before it are posted.
  * @MRCORE_FAULT_NR: number of points.
  */
 enum mrcore_fault_point {
@@ -493,6 +495,7 @@ enum mrcore_fault_point {
 	MRCORE_FAULT_MAP_SHORT,
 	MRCORE_FAULT_DMA_MAP,
 	MRCORE_FAULT_POOL_EMPTY,
+	MRCORE_FAULT_POST_WR,
 	MRCORE_FAULT_NR,
 };
 
@@ -509,14 +512,24 @@ const char *mrcore_fault_name(enum mrcore_fault_point point);
 void mrcore_fault_state(enum mrcore_fault_point point, int *skip, int *times,
 			int *hits);
 
+/* Whether any point is armed: a test is injecting failures. */
+static inline bool mrcore_fault_armed(void)
+{
+	return static_branch_unlikely(&mrcore_fault_key);
+}
+
 static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 {
-	return static_branch_unlikely(&mrcore_fault_key) &&
-	       __mrcore_should_fail(point);
+	return mrcore_fault_armed() && __mrcore_should_fail(point);
 }
 
 extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
 #else
+static inline bool mrcore_fault_armed(void)
+{
+	return false;
+}
+
 static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 {
 	return false;

@@ -56,15 +56,98 @@ u32 rdma_io_mr_factor(struct ib_device *dev, u32 port_num, u32 max_pages)
 EXPORT_SYMBOL_NS_GPL(rdma_io_mr_factor, RDMA_MRCORE);
 
 /**
+ * rdma_io_max_send_wr() - send queue WRs one I/O may post
+ * @dev: the device.
+ * @port_num: the port.
+ * @max_pages: pages the largest I/O spans; it has at most as many entries.
+ * @max_send_sge: the QP's cap.max_send_sge, or 0 for the device's most.
+ *
+ * For sizing a QP's send queue (@max_ctxs I/Os in flight: @max_ctxs times
+ * this, plus the ULP's own WRs), like rdma_rw_max_send_wr() upstream.
+ * Exact for the transport and the backends the device has: the most WRs
+ * any plan the core may choose for such an I/O posts, whether the cost
+ * model chose it, a dry pool fell back to it or it was forced:
+ *
+ *  - READ or WRITE WRs on the local DMA lkey, as many SGEs each as the QP
+ *    takes (never for an iWARP READ);
+ *  - through MRs of up to the device's page-list length (at most 512
+ *    pages), per MR: REG_MR, the READ or WRITE, and a LOCAL_INV (of the
+ *    key the MR kept from an earlier I/O, or on a device whose peer READs
+ *    through any key, of its own key after the I/O); one WR per MR when
+ *    the backend registers synchronously;
+ *  - an iWARP READ: per sink MR, REG_MR and READ_WITH_INV, or REG_MR,
+ *    READ and LOCAL_INV where the device cannot invalidate with the READ,
+ *    and the LOCAL_INV of a kept key.
+ *
+ * An I/O whose memory has holes inside a page takes an MR per piece and
+ * may post more; a vendor backend's own plans are not counted.
+ *
+ * Context: Process context (looks up the device's MR backend).
+ * Return: the number of WRs, at least 1.
+ */
+u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
+			u32 max_send_sge)
+{
+	const struct rdma_mr_backend_ops *ops = mrcore_backend_get(dev);
+	bool iwarp = rdma_protocol_iwarp(dev, port_num);
+	bool kill = mrcore_dev_unchecked_remote_read(dev);
+	u32 sge = max_send_sge ? max_send_sge : dev->attrs.max_send_sge;
+	u32 wr_sge = max_t(u32, 1, min_t(u32, sge, dev->attrs.max_send_sge));
+	u32 rd_sge = max_t(u32, 1, min_t(u32, sge, dev->attrs.max_sge_rd));
+	u32 worst, runs, io_flags;
+
+	max_pages = max(max_pages, 1u);
+	worst = DIV_ROUND_UP(max_pages, wr_sge);
+	if (!iwarp)
+		worst = max(worst, DIV_ROUND_UP(max_pages, rd_sge));
+	if (!ops)
+		return worst;
+	runs = mrcore_pool_factor(min_t(u32, ops->max_pages(dev),
+					MRCORE_POOL_MAX_MR_PAGES), max_pages);
+	io_flags = ops->io_flags;
+	mrcore_backend_put(ops);
+
+	if (!(io_flags & RDMA_IO_SYNC_MAP))
+		worst = max(worst, 3 * runs);
+	else if (!kill)
+		worst = max(worst, runs);
+	if (iwarp)
+		worst = max(worst, runs * (rdma_cap_read_inv(dev, port_num) ?
+					   2 : 3) + (kill ? 0 : runs));
+	return worst;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_io_max_send_wr, RDMA_MRCORE);
+
+/**
+ * rdma_io_max_cqe() - completions one I/O may produce on the send CQ
+ * @dev: the device.
+ * @port_num: the port.
+ * @max_pages: as for rdma_io_max_send_wr().
+ * @max_send_sge: as for rdma_io_max_send_wr().
+ *
+ * A completed I/O produces one completion (its last WR is the only
+ * signaled one), but a flushed one produces one per WR it posted, signaled
+ * or not: size the send CQ for the flush, @max_ctxs times this plus the
+ * ULP's own WRs.
+ *
+ * Context: Process context.
+ * Return: the number of completion queue entries.
+ */
+u32 rdma_io_max_cqe(struct ib_device *dev, u32 port_num, u32 max_pages,
+		    u32 max_send_sge)
+{
+	return rdma_io_max_send_wr(dev, port_num, max_pages, max_send_sge);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_io_max_cqe, RDMA_MRCORE);
+
+/**
  * rdma_io_send_wrs_per_ctx() - send queue entries one I/O may use
  * @dev: the device.
  * @port_num: the port.
  * @max_pages: the largest I/O, in pages.
  *
- * For sizing a QP's send queue, like rdma_rw_init_qp(): an I/O through MRs
- * posts an invalidation, a registration and an RDMA WR per MR; an I/O that
- * falls back to several READ or WRITE WRs posts one per SGE limit's worth of
- * pages.
+ * Deprecated: rdma_io_max_send_wr(), which also takes the QP's SGE limit.
+ * This is rdma_io_max_send_wr() for a QP with the device's most SGEs.
  *
  * Context: Process context.
  * Return: the number of send queue entries.
@@ -72,11 +155,7 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_mr_factor, RDMA_MRCORE);
 u32 rdma_io_send_wrs_per_ctx(struct ib_device *dev, u32 port_num,
 			     u32 max_pages)
 {
-	u32 sge = max_t(u32, 1, min_t(u32, dev->attrs.max_sge_rd,
-				      dev->attrs.max_send_sge));
-	u32 by_mr = 3 * rdma_io_mr_factor(dev, port_num, max_pages);
-
-	return max_t(u32, by_mr, DIV_ROUND_UP(max_pages + 1, sge));
+	return rdma_io_max_send_wr(dev, port_num, max_pages, 0);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_send_wrs_per_ctx, RDMA_MRCORE);
 

@@ -160,6 +160,9 @@ static int io_run_with(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
 	mrcore_e2e_wait_init(&w);
 	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
 	if (ret) {
+		/* What the driver took must be gone before the destroy. */
+		if (ret == -EINPROGRESS)
+			ib_drain_qp(side->qp);
 		destroy(ctx, NULL);
 		return ret;
 	}

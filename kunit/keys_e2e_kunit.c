@@ -11,6 +11,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -219,6 +220,63 @@ static void keys_never_posted(struct kunit *test)
 		     "memory of an unposted READ after its destroy");
 }
 
+static void keys_disarm(void *point)
+{
+	rdma_mrcore_fault_arm(point, 0, 0);
+}
+
+/*
+ * A READ whose chain the driver took only in part: the fault point post_wr
+ * lets it take the registration and refuses the READ, as a send queue with
+ * room for one WR does.  The post says so (-EINPROGRESS); the ULP drains the
+ * QP, then destroys the I/O without a completion: nothing stays mapped or
+ * held, and the key the registration made valid (on iWARP a sink that
+ * grants REMOTE_WRITE) is dead.
+ */
+static void keys_partial_post(struct kunit *test)
+{
+	struct keys_named k[KEYS_MAX_KEYS];
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct io_owner *owner;
+	struct rdma_io_ctx ctx;
+	struct ib_cqe cqe = {};
+	struct io_local *l;
+	unsigned int n;
+	long maps;
+	int ret;
+
+	pair = io_pair(test);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
+	pool = io_pool(test, &pair->active, 1, 8);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
+	maps = rdma_mrcore_dma_maps_live();
+	/* REG_MR, then READ_WITH_INV on siw, READ on rxe */
+	KUNIT_ASSERT_EQ(test, keys_init(test, &ctx, pool, l, owner,
+					owner->rkey, true), 2);
+	n = keys_of(&ctx, k);
+	ret = kunit_add_action_or_reset(test, keys_disarm, (void *)"post_wr");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, rdma_mrcore_fault_arm("post_wr", 1, 1), 0);
+	ret = rdma_io_ctx_post(&ctx, &cqe, NULL);
+	KUNIT_EXPECT_EQ(test, rdma_mrcore_fault_hits("post_wr"), 1);
+	rdma_mrcore_fault_arm("post_wr", 0, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINPROGRESS,
+			    "a chain the driver took in part");
+	/* Let the device run the registration it took, then drain. */
+	msleep(100);
+	ib_drain_qp(pair->active.qp);
+	rdma_io_ctx_destroy(&ctx, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps,
+			    "the I/O's memory is still mapped");
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool),
+			rdma_io_pool_size(pool));
+	keys_expect_dead(test, pair, k, n, &l->buf,
+			 "memory of a partially posted READ after drain and destroy");
+}
+
 static void keys_map_post(struct kunit *test, struct mrcore_e2e_pair *pair,
 			  struct ib_send_wr *chain, struct mrcore_e2e_wait *w)
 {
@@ -260,6 +318,124 @@ static void keys_map_case(struct kunit *test, bool reset)
 			 reset ? "memory of a reset MR" :
 				 "memory of an invalidated, unmapped MR");
 	rdma_destroy_mr(mr);
+}
+
+/* A Receive whose whole completion the test reads. */
+struct keys_recv {
+	struct ib_cqe cqe;
+	struct completion done;
+	struct ib_wc wc;
+};
+
+static void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct keys_recv *r = container_of(wc->wr_cqe, struct keys_recv, cqe);
+
+	r->wc = *wc;
+	complete(&r->done);
+}
+
+/* An rkey MR over @l's memory, registered on the pair's active end. */
+static struct rdma_mr *keys_rkey_mr(struct kunit *test,
+				    struct mrcore_e2e_pair *pair,
+				    struct io_local *l, struct keys_named *k)
+{
+	struct ib_send_wr *chain = NULL;
+	struct mrcore_e2e_wait w;
+	struct rdma_mr *mr;
+
+	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	mrcore_e2e_wait_init(&w);
+	rdma_mr_set_cqe(mr, &w.cqe);
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&k->key, &k->iova, mr, l->sg,
+						  1, RDMA_MR_REMOTE_WRITE,
+						  &chain));
+	keys_map_post(test, pair, chain, &w);
+	rdma_mr_set_cqe(mr, NULL);
+	return mr;
+}
+
+/*
+ * The peer's SEND_WITH_INV names @mr's key, or (@wrong) the key of another
+ * MR of the same PD, a bogus remote invalidation.  The receive completion
+ * is checked against @mr: 0 for its key; -EKEYREJECTED for the other,
+ * whose MR it invalidated instead, while @mr's key stays valid until the
+ * local invalidation.  Afterwards neither key lets the attacker in.
+ */
+static void keys_remote_inv_case(struct kunit *test, bool wrong)
+{
+	struct keys_named k[2];
+	struct mrcore_e2e_pair *pair;
+	struct ib_send_wr send = {}, *chain = NULL;
+	struct ib_recv_wr recv = {};
+	struct mrcore_e2e_wait w;
+	struct io_local *l[2];
+	struct rdma_mr *mr[2];
+	struct keys_recv r;
+	unsigned long left;
+	unsigned int i;
+
+	pair = io_pair(test);
+	for (i = 0; i < 2; i++) {
+		l[i] = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
+		mr[i] = keys_rkey_mr(test, pair, l[i], &k[i]);
+	}
+	init_completion(&r.done);
+	r.cqe.done = keys_recv_done;
+	recv.wr_cqe = &r.cqe;
+	KUNIT_ASSERT_EQ(test, 0, ib_post_recv(pair->active.qp, &recv, NULL));
+	send.opcode = IB_WR_SEND;
+	send.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, 0, rdma_send_with_inv(&send, k[wrong].key));
+	mrcore_e2e_wait_init(&w);
+	send.wr_cqe = &w.cqe;
+	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
+			mrcore_e2e_post(&pair->passive, &send, &w,
+					IO_TIMEOUT_MS));
+	left = wait_for_completion_timeout(&r.done,
+					   msecs_to_jiffies(IO_TIMEOUT_MS));
+	KUNIT_ASSERT_GT_MSG(test, left, 0, "the SEND_WITH_INV never arrived");
+	KUNIT_ASSERT_EQ(test, r.wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, r.wc.wc_flags & IB_WC_WITH_INVALIDATE);
+
+	if (wrong) {
+		KUNIT_EXPECT_EQ(test, rdma_mr_check_remote_inv(mr[0], &r.wc),
+				-EKEYREJECTED);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_unmap_mr(mr[0]), -EBUSY,
+				    "a bogus invalidation counted as the MR's");
+		mrcore_e2e_wait_init(&w);
+		rdma_mr_set_cqe(mr[0], &w.cqe);
+		KUNIT_ASSERT_EQ(test, 0, rdma_invalidate_mr(mr[0], &chain));
+		keys_map_post(test, pair, chain, &w);
+		rdma_mr_set_cqe(mr[0], NULL);
+	}
+	KUNIT_EXPECT_EQ(test, rdma_mr_check_remote_inv(mr[wrong], &r.wc), 0);
+	/* The other MR still has its key: kill it here. */
+	if (!wrong) {
+		chain = NULL;
+		mrcore_e2e_wait_init(&w);
+		rdma_mr_set_cqe(mr[1], &w.cqe);
+		KUNIT_ASSERT_EQ(test, 0, rdma_invalidate_mr(mr[1], &chain));
+		keys_map_post(test, pair, chain, &w);
+		rdma_mr_set_cqe(mr[1], NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr[i]), 0);
+		keys_expect_dead(test, pair, &k[i], 1, &l[i]->buf,
+				 "memory of a remotely invalidated MR");
+		rdma_destroy_mr(mr[i]);
+	}
+}
+
+static void keys_remote_inv(struct kunit *test)
+{
+	keys_remote_inv_case(test, false);
+}
+
+static void keys_remote_inv_wrong_key(struct kunit *test)
+{
+	keys_remote_inv_case(test, true);
 }
 
 static void keys_map_unmap(struct kunit *test)
@@ -611,6 +787,9 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
+	KUNIT_CASE(keys_partial_post),
+	KUNIT_CASE(keys_remote_inv),
+	KUNIT_CASE(keys_remote_inv_wrong_key),
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),
@@ -629,6 +808,9 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
+	KUNIT_CASE(keys_partial_post),
+	KUNIT_CASE(keys_remote_inv),
+	KUNIT_CASE(keys_remote_inv_wrong_key),
 	KUNIT_CASE(keys_map_unmap),
 	KUNIT_CASE(keys_map_reset),
 	KUNIT_CASE(keys_pool_destroy),

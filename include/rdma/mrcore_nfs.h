@@ -74,6 +74,8 @@ struct mrcore_nfs_svc;
  * @mrs: the MRs, in the order of registration.
  * @sgt: the scatterlist of each MR.
  * @status: 0, or -EIO when a key had to be killed by deregistration.
+ * @drain: the driver took the invalidations in part: drain the send queue
+ *	before the MRs are deregistered.
  * @inv_cqe: completion entry of the last local invalidation.
  * @work: retires MRs whose keys are in an unknown state.
  *
@@ -87,6 +89,7 @@ struct mrcore_nfs_req {
 	struct rdma_mr *mrs[MRCORE_NFS_MAX_SEGS];
 	struct sg_table sgt[MRCORE_NFS_MAX_SEGS];
 	int status;
+	bool drain;
 	struct ib_cqe inv_cqe;
 	struct work_struct work;
 };

@@ -524,11 +524,20 @@ enum ib_send_flags {
 	IB_SEND_SIGNALED = 1 << 1,
 };
 
+enum ib_wc_flags {
+	IB_WC_WITH_INVALIDATE = 1 << 2,
+};
+
 struct ib_wc {
 	struct ib_cqe *wr_cqe;
 	enum ib_wc_status status;
 	enum ib_wr_opcode opcode;
 	u32 byte_len;
+	union {
+		u32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	int wc_flags;
 };
 
 struct ib_sge {

@@ -128,6 +128,16 @@ protected:
 			sg->add(arena_, i * d.stride, i ? 0 : d.offset, d.length);
 	}
 
+	// Pages a shape's entries span, each on its own pages.
+	static u32 ShapePages(const mrcore_shape_desc &d)
+	{
+		u32 first = (d.offset % PAGE_SIZE + d.length + PAGE_SIZE - 1) /
+			    PAGE_SIZE;
+		u32 rest = (d.length + PAGE_SIZE - 1) / PAGE_SIZE;
+
+		return first + (d.nents - 1) * rest;
+	}
+
 	u64 ShapeBytes(const mrcore_shape_desc &d) const
 	{
 		return u64(d.nents) * d.length;

@@ -499,8 +499,14 @@ TEST_F(IoBehaviourTest, QpSizingHelpers)
 	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 256), 1u);
 	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 257), 2u);
 	EXPECT_EQ(rdma_io_mr_factor(dev, 1, 1024), 4u);
-	// By MRs 3 * 4 = 12; by WRs of one SGE 1025: the larger.
-	EXPECT_EQ(rdma_io_send_wrs_per_ctx(dev, 1, 1024), 1025u);
+	// iWARP READs never go without a sink MR: 4 sinks of 256 pages,
+	// REG_MR + READ_WITH_INV + a kept key's LOCAL_INV each, 12; WRITEs
+	// of 6 SGEs, 171: the larger.  The deprecated name says the same.
+	EXPECT_EQ(rdma_io_max_send_wr(dev, 1, 1024, 0), 171u);
+	EXPECT_EQ(rdma_io_send_wrs_per_ctx(dev, 1, 1024), 171u);
+	// A QP of 2 SGEs: 512 WRITE WRs.
+	EXPECT_EQ(rdma_io_max_send_wr(dev, 1, 1024, 2), 512u);
+	EXPECT_EQ(rdma_io_max_cqe(dev, 1, 1024, 2), 512u);
 }
 
 } // namespace

@@ -68,6 +68,10 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		bool lazy = round && std::string(row.backend) == "frwr" &&
 			    row.profile != MRCORE_PROFILE_SIW;
 		EXPECT_EQ(u32(wrs), row.wrs + (lazy ? row.mrs : 0)) << "round " << round;
+		// The send queue sized for the row's pages holds the I/O.
+		EXPECT_LE(u32(wrs), rdma_io_max_send_wr(local_.hca->dev(), 1,
+							ShapePages(shape), 0))
+			<< "round " << round;
 
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
 		EXPECT_TRUE(Landed(sg, row.read)) << "round " << round;

@@ -279,6 +279,70 @@ TEST_P(SecurityTest, Rule3RemoteInvalidationMatchesTheKey)
 	rdma_destroy_mr(mr);
 }
 
+// The receive completion of the peer's message, checked against the MR
+// whose key it may have invalidated: each wrong answer has its own errno
+// and leaves the key valid; only the right key records the MR invalid.
+TEST_P(SecurityTest, Rule3RemoteInvalidationCheckedAgainstTheMr)
+{
+	Buffer buf(1);
+	u32 rkey;
+	u64 iova;
+	rdma_mr *mr = ExposeRkey(buf, 0, 128, RDMA_MR_REMOTE_WRITE, &rkey, &iova);
+	ib_wc wc{};
+
+	wc.status = IB_WC_SUCCESS;
+	EXPECT_EQ(rdma_mr_check_remote_inv(mr, &wc), -ENODATA) << "no invalidation";
+	wc.wc_flags = IB_WC_WITH_INVALIDATE;
+	wc.ex.invalidate_rkey = rkey ^ 0x80;
+	EXPECT_EQ(rdma_mr_check_remote_inv(mr, &wc), -EKEYREJECTED) << "wrong key";
+	wc.ex.invalidate_rkey = rkey;
+	wc.status = IB_WC_WR_FLUSH_ERR;
+	EXPECT_EQ(rdma_mr_check_remote_inv(mr, &wc), -EIO) << "failed completion";
+	EXPECT_EQ(rdma_mr_check_remote_inv(nullptr, &wc), -EINVAL);
+	EXPECT_EQ(rdma_mr_check_remote_inv(mr, nullptr), -EINVAL);
+	EXPECT_EQ(rdma_unmap_mr(mr), -EBUSY) << "a wrong answer killed the key";
+	wc.status = IB_WC_SUCCESS;
+	EXPECT_EQ(rdma_mr_check_remote_inv(mr, &wc), 0);
+	EXPECT_EQ(rdma_mr_check_remote_inv(mr, &wc), -EINVAL) << "twice";
+	EXPECT_EQ(rdma_unmap_mr(mr), 0);
+	rdma_destroy_mr(mr);
+
+	// An lkey MR was never the peer's to invalidate, whatever the key.
+	Sg sg;
+	sg.add(buf, 0, 0, 128);
+	rdma_mr *lmr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_LKEY);
+	ASSERT_FALSE(IS_ERR(lmr));
+	u32 lkey;
+	ib_send_wr *chain = nullptr;
+	ASSERT_EQ(rdma_map_sg_lkey(&lkey, lmr, sg.get(), sg.n(),
+				   RDMA_MR_LOCAL_SEND_SRC, &chain), 0);
+	if (chain)
+		Post(local_.qp, chain);
+	wc.ex.invalidate_rkey = lkey;
+	EXPECT_EQ(rdma_mr_check_remote_inv(lmr, &wc), -EPERM);
+	EXPECT_EQ(rdma_unmap_mr(lmr), 0);
+	rdma_destroy_mr(lmr);
+}
+
+// The Send that invalidates the peer's key: only a Send becomes one.
+TEST(SendWithInv, BuildsOnlyFromASend)
+{
+	ib_send_wr wr{};
+
+	wr.opcode = IB_WR_SEND;
+	EXPECT_EQ(rdma_send_with_inv(&wr, 0x1234), 0);
+	EXPECT_EQ(wr.opcode, IB_WR_SEND_WITH_INV);
+	EXPECT_EQ(wr.ex.invalidate_rkey, 0x1234u);
+	EXPECT_EQ(rdma_send_with_inv(&wr, 0x5678), 0);
+	EXPECT_EQ(wr.ex.invalidate_rkey, 0x5678u);
+	wr.opcode = IB_WR_RDMA_WRITE;
+	wr.ex.invalidate_rkey = 0;
+	EXPECT_EQ(rdma_send_with_inv(&wr, 0x1234), -EINVAL);
+	EXPECT_EQ(wr.opcode, IB_WR_RDMA_WRITE);
+	EXPECT_EQ(wr.ex.invalidate_rkey, 0u);
+	EXPECT_EQ(rdma_send_with_inv(nullptr, 1), -EINVAL);
+}
+
 // Lazy invalidation of lkeys: the old key dies in the next map's chain.
 TEST_P(SecurityTest, Rule3StaleLkeyDiesWithTheNextMap)
 {

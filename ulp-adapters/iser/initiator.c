@@ -261,13 +261,15 @@ EXPORT_SYMBOL_NS_GPL(mrcore_iser_task_reg, RDMA_MRCORE);
  *
  * Context: Any context.
  * Return: 0, or the error of ib_post_send(); then end the task with
- * mrcore_iser_task_response(@task, %NULL).
+ * mrcore_iser_task_response(@task, %NULL).  -EINPROGRESS: the driver took
+ * part of the chain (the registration, which may run): drain the QP's
+ * send queue (ib_drain_sq()) first.
  */
 int mrcore_iser_task_send(struct mrcore_iser_task *task)
 {
 	if (!task || !task->mr)
 		return -EINVAL;
-	return ib_post_send(task->conn->qp, task->first, NULL);
+	return rdma_post_send_chain(task->conn->qp, task->first);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_iser_task_send, RDMA_MRCORE);
 
@@ -296,9 +298,7 @@ void mrcore_iser_task_response(struct mrcore_iser_task *task,
 		task_retire(task);
 		return;
 	}
-	if ((rsp_wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
-	    !rdma_mr_remote_invalidated(task->mr,
-					rsp_wc->ex.invalidate_rkey)) {
+	if (!rdma_mr_check_remote_inv(task->mr, rsp_wc)) {
 		task_finish(task);
 		return;
 	}

@@ -28,7 +28,8 @@ struct mrcore_iser_target {
  * @max_cmds: commands moving data at once.
  * @max_pages: pages of the largest transfer.
  *
- * Size the send queue for rdma_io_send_wrs_per_ctx() per command, plus the
+ * Size the send queue for rdma_io_max_send_wr() per command, plus the
+ * responses, and the send CQ for rdma_io_max_cqe() per command, plus the
  * responses.  The send CQ of @qp must be polled in process context
  * (%IB_POLL_WORKQUEUE, %IB_POLL_UNBOUND_WORKQUEUE or direct): a command's
  * completion handler destroys its I/O, and the destroy of a failed one
@@ -142,7 +143,9 @@ static int cmd_io_init(struct mrcore_iser_cmd *cmd, struct scatterlist *sg,
  * Return: 0 when posted; -EINVAL for a NULL argument or zero @nents;
  * -EBUSY if the command has a transfer in progress; the error of
  * rdma_io_ctx_init() or of ib_post_send().  On an error nothing is held
- * and @done is not called.
+ * and @done is not called, except -EINPROGRESS: the driver took part of
+ * the chain; drain the QP's send queue (ib_drain_sq()), then call
+ * mrcore_iser_cmd_release().
  */
 int mrcore_iser_cmd_data_out(struct mrcore_iser_cmd *cmd,
 			     struct scatterlist *sg, unsigned int nents,
@@ -158,7 +161,8 @@ int mrcore_iser_cmd_data_out(struct mrcore_iser_cmd *cmd,
 		return ret;
 	cmd->done = done;
 	ret = rdma_io_ctx_post(&cmd->io, &cmd->cqe, NULL);
-	if (ret)
+	/* In part: the I/O stays until the ULP drained and released it. */
+	if (ret && ret != -EINPROGRESS)
 		mrcore_iser_cmd_release(cmd);
 	return ret;
 }
@@ -198,7 +202,9 @@ EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_data_in, RDMA_MRCORE);
  * Context: Any context.
  * Return: 0 when posted; -EINVAL for a NULL argument; or the error of
  * ib_post_send(), after which the data-in is released and @done is not
- * called.
+ * called; or -EINPROGRESS if the driver took part of the chain: @done is
+ * not called, and once the QP's send queue was drained (ib_drain_sq())
+ * mrcore_iser_cmd_release() releases the data-in.
  */
 int mrcore_iser_cmd_response(struct mrcore_iser_cmd *cmd,
 			     struct ib_send_wr *rsp_send, bool remote_inv,
@@ -212,17 +218,16 @@ int mrcore_iser_cmd_response(struct mrcore_iser_cmd *cmd,
 		return -EINVAL;
 	rsp_send->next = NULL;
 	rsp_send->opcode = IB_WR_SEND;
-	if (remote_inv) {
-		rsp_send->opcode = IB_WR_SEND_WITH_INV;
-		rsp_send->ex.invalidate_rkey = cmd->stag;
-	}
+	if (remote_inv)
+		rdma_send_with_inv(rsp_send, cmd->stag);
 	rsp_send->wr_cqe = &cmd->cqe;
 	rsp_send->send_flags |= IB_SEND_SIGNALED;
 	if (cmd->io_live)
 		first = rdma_io_ctx_wrs(&cmd->io, NULL, rsp_send);
 	cmd->done = done;
-	ret = ib_post_send(cmd->target->qp, first, NULL);
-	if (ret)
+	ret = rdma_post_send_chain(cmd->target->qp, first);
+	/* In part: the I/O stays until the ULP drained and released it. */
+	if (ret && ret != -EINPROGRESS)
 		mrcore_iser_cmd_release(cmd);
 	return ret;
 }
@@ -230,9 +235,12 @@ EXPORT_SYMBOL_NS_GPL(mrcore_iser_cmd_response, RDMA_MRCORE);
 
 /**
  * mrcore_iser_cmd_release() - drop a data-in that will not be posted
- * @cmd: the command, with no transfer posted and not completed.
+ * @cmd: the command, with no transfer posted and not completed, or one
+ *	whose post returned -EINPROGRESS, once the QP's send queue was
+ *	drained.
  *
- * Its MRs go through the helper's quarantine.
+ * No key of the transfer stays valid; its MRs go through the helper's
+ * quarantine.
  *
  * Context: Any context.
  */

@@ -165,6 +165,9 @@ static void req_retire_work(struct work_struct *work)
 						  work);
 	unsigned int i;
 
+	/* No WR the driver took may still name an MR deregistered here. */
+	if (req->drain)
+		ib_drain_sq(req->clnt->qp);
 	for (i = 0; i < req->nr_mrs; i++) {
 		clnt_retire_mr(req->clnt, req->mrs[i]);
 		sg_free_table(&req->sgt[i]);
@@ -237,6 +240,7 @@ void mrcore_nfs_req_init(struct mrcore_nfs_req *req,
 	req->done = done;
 	req->nr_mrs = 0;
 	req->status = 0;
+	req->drain = false;
 	req->inv_cqe.done = req_inv_done;
 	INIT_WORK(&req->work, req_retire_work);
 }
@@ -339,13 +343,15 @@ EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_register, RDMA_MRCORE);
  *
  * Context: Any context.
  * Return: 0, or the error of ib_post_send(); then end the request with
- * mrcore_nfs_req_reply(@req, %NULL).
+ * mrcore_nfs_req_reply(@req, %NULL).  -EINPROGRESS: the driver took part
+ * of the chain (registrations that may run): drain the QP's send queue
+ * (ib_drain_sq()) first.
  */
 int mrcore_nfs_req_send(struct mrcore_nfs_req *req)
 {
 	if (!req || !req->clnt || !req->first)
 		return -EINVAL;
-	return ib_post_send(req->clnt->qp, req->first, NULL);
+	return rdma_post_send_chain(req->clnt->qp, req->first);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_send, RDMA_MRCORE);
 
@@ -361,7 +367,9 @@ EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_send, RDMA_MRCORE);
  * callback runs once every key is dead: here if none was left, else from
  * the invalidation's completion.  Without a successful reply, or if the
  * invalidation fails, the MRs are deregistered by a work item, which kills
- * their keys, and done gets -EIO.
+ * their keys, and done gets -EIO.  If the driver took the invalidations
+ * only in part, that work item first drains the QP's send queue
+ * (ib_drain_sq(), which moves it to the error state).
  *
  * Context: Any context.
  */
@@ -372,25 +380,20 @@ void mrcore_nfs_req_reply(struct mrcore_nfs_req *req,
 	bool signaled = false;
 	unsigned int i;
 	int remote = -1;
+	int ret;
 
 	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS) {
 		req_retire(req);
 		return;
 	}
-	if (reply_wc->wc_flags & IB_WC_WITH_INVALIDATE) {
-		for (i = 0; i < req->nr_mrs; i++) {
-			u32 rkey = reply_wc->ex.invalidate_rkey;
-
-			if (!rdma_mr_remote_invalidated(req->mrs[i], rkey)) {
-				remote = i;
-				break;
-			}
+	for (i = 0; i < req->nr_mrs; i++) {
+		if (!rdma_mr_check_remote_inv(req->mrs[i], reply_wc)) {
+			remote = i;
+			break;
 		}
 	}
 	/* Built from the last MR back, so the signaled WR runs last. */
 	for (i = req->nr_mrs; i-- > 0;) {
-		int ret;
-
 		if (i == remote)
 			continue;
 		prev = first;
@@ -409,7 +412,11 @@ void mrcore_nfs_req_reply(struct mrcore_nfs_req *req,
 		req_finish(req);
 		return;
 	}
-	if (ib_post_send(req->clnt->qp, first, NULL))
+	ret = rdma_post_send_chain(req->clnt->qp, first);
+	if (ret) {
+		/* Part posted: the last, signaled one was not. */
+		req->drain = ret == -EINPROGRESS;
 		req_retire(req);
+	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_nfs_req_reply, RDMA_MRCORE);

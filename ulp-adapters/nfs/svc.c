@@ -32,7 +32,8 @@ struct mrcore_nfs_svc {
  *	aligned on a page spans one page more than its length needs).
  *
  * Size the send queue for %MRCORE_NFS_MAX_SEGS times
- * rdma_io_send_wrs_per_ctx() per RPC, plus the replies.  The send CQ of @qp
+ * rdma_io_max_send_wr() of @seg_pages + 1 pages per RPC, plus the
+ * replies, and the send CQ for as many rdma_io_max_cqe().  The send CQ of @qp
  * must be polled in process context (%IB_POLL_WORKQUEUE,
  * %IB_POLL_UNBOUND_WORKQUEUE or direct): an RPC's completion handler
  * destroys its I/Os, and the destroy of a failed one sleeps until its keys
@@ -193,7 +194,9 @@ static bool chunk_valid(const struct mrcore_nfs_chunk *chunk)
  * chunk, an empty segment or one longer than the server's @seg_pages;
  * -EBUSY if the RPC has I/Os not yet posted or completed; the error of
  * rdma_io_ctx_init() or of ib_post_send().  On an error nothing is held
- * and @done is not called.
+ * and @done is not called, except -EINPROGRESS: the driver took part of
+ * the chain; drain the QP's send queue (ib_drain_sq()), then call
+ * mrcore_nfs_rpc_release().
  */
 int mrcore_nfs_svc_pull(struct mrcore_nfs_rpc *rpc,
 			const struct mrcore_nfs_chunk *read_chunk,
@@ -224,10 +227,11 @@ int mrcore_nfs_svc_pull(struct mrcore_nfs_rpc *rpc,
 		first = rdma_io_ctx_wrs(&rpc->io[i], first ? NULL : &rpc->cqe,
 					first);
 	rpc->done = done;
-	ret = ib_post_send(rpc->svc->qp, first, NULL);
-	if (ret)
+	ret = rdma_post_send_chain(rpc->svc->qp, first);
+	/* In part: the I/Os stay until the ULP drained and released them. */
+	if (ret && ret != -EINPROGRESS)
 		goto drop_io;
-	return 0;
+	return ret;
 
 drop_io:
 	rpc_drop_io(rpc, 0);
@@ -318,7 +322,9 @@ EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_push, RDMA_MRCORE);
  * Context: Any context.
  * Return: 0 when posted; -EINVAL for a NULL argument; or the error of
  * ib_post_send(), after which the pushed I/Os are released and @done is
- * not called.
+ * not called; or -EINPROGRESS if the driver took part of the chain: @done
+ * is not called, and once the QP's send queue was drained (ib_drain_sq())
+ * mrcore_nfs_rpc_release() releases the I/Os.
  */
 int mrcore_nfs_svc_reply(struct mrcore_nfs_rpc *rpc,
 			 struct ib_send_wr *reply_send, bool remote_inv,
@@ -332,17 +338,16 @@ int mrcore_nfs_svc_reply(struct mrcore_nfs_rpc *rpc,
 		return -EINVAL;
 	reply_send->next = NULL;
 	reply_send->opcode = IB_WR_SEND;
-	if (remote_inv && rpc->have_inv_handle) {
-		reply_send->opcode = IB_WR_SEND_WITH_INV;
-		reply_send->ex.invalidate_rkey = rpc->inv_handle;
-	}
+	if (remote_inv && rpc->have_inv_handle)
+		rdma_send_with_inv(reply_send, rpc->inv_handle);
 	reply_send->wr_cqe = &rpc->cqe;
 	reply_send->send_flags |= IB_SEND_SIGNALED;
 	for (i = rpc->nr_io; i-- > 0;)
 		first = rdma_io_ctx_wrs(&rpc->io[i], NULL, first);
 	rpc->done = done;
-	ret = ib_post_send(rpc->svc->qp, first, NULL);
-	if (ret)
+	ret = rdma_post_send_chain(rpc->svc->qp, first);
+	/* In part: the I/Os stay until the ULP drained and released them. */
+	if (ret && ret != -EINPROGRESS)
 		rpc_drop_io(rpc, 0);
 	return ret;
 }
@@ -350,10 +355,12 @@ EXPORT_SYMBOL_NS_GPL(mrcore_nfs_svc_reply, RDMA_MRCORE);
 
 /**
  * mrcore_nfs_rpc_release() - drop pushed I/Os that will not be posted
- * @rpc: the RPC, with no step posted and not completed.
+ * @rpc: the RPC, with no step posted and not completed, or one whose post
+ *	returned -EINPROGRESS, once the QP's send queue was drained.
  *
  * For an RPC abandoned after mrcore_nfs_svc_push() (its reply cannot be
- * sent).  Their MRs go through the helper's quarantine.
+ * sent), or posted in part.  No key of its I/Os stays valid and their MRs
+ * go through the helper's quarantine.
  *
  * Context: Any context.
  */
