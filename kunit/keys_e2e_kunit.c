@@ -233,7 +233,7 @@ static void keys_disarm(void *point)
  * held, and the key the registration made valid (on iWARP a sink that
  * grants REMOTE_WRITE) is dead.
  */
-static void keys_partial_post(struct kunit *test)
+static void keys_partial_post_fault(struct kunit *test)
 {
 	struct keys_named k[KEYS_MAX_KEYS];
 	struct mrcore_e2e_pair *pair;
@@ -787,7 +787,7 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
-	KUNIT_CASE(keys_partial_post),
+	KUNIT_CASE(keys_partial_post_fault),
 	KUNIT_CASE(keys_remote_inv),
 	KUNIT_CASE(keys_remote_inv_wrong_key),
 	KUNIT_CASE(keys_map_unmap),
@@ -808,7 +808,7 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
 	KUNIT_CASE(keys_never_posted),
-	KUNIT_CASE(keys_partial_post),
+	KUNIT_CASE(keys_partial_post_fault),
 	KUNIT_CASE(keys_remote_inv),
 	KUNIT_CASE(keys_remote_inv_wrong_key),
 	KUNIT_CASE(keys_map_unmap),
