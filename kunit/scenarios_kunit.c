@@ -20,7 +20,7 @@ static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 		 row->read ? "read" : "write",
 		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
 		 row->force ? row->force : "", row->backend ? "" : "_refused",
-		 row->bvec ? "_bvec" : "");
+		 row->bvec ? "_bvec" : row->skip ? "_skip" : "");
 }
 
 KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
@@ -36,7 +36,7 @@ static u64 shape_addr(const struct mrcore_shape_desc *d, u8 *arena, u64 off)
 }
 
 static void check_chain(struct kunit *test, struct rdma_io_ctx *ctx,
-			const struct mrcore_shape_desc *d, u8 *arena,
+			const struct mrcore_shape_desc *d, u32 skip, u8 *arena,
 			u32 local_dma_lkey)
 {
 	struct ib_send_wr *wr;
@@ -70,7 +70,7 @@ static void check_chain(struct kunit *test, struct rdma_io_ctx *ctx,
 			struct ib_sge *sge = &wr->sg_list[i];
 
 			KUNIT_EXPECT_EQ(test, sge->addr,
-					shape_addr(d, arena, done));
+					shape_addr(d, arena, skip + done));
 			KUNIT_EXPECT_EQ(test, sge->lkey, key);
 			done += sge->length;
 		}
@@ -100,8 +100,8 @@ static int scenario_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	if (row->bvec)
 		return rdma_io_ctx_init_bvec(ctx, pool, bv, d->nents, iter,
 					     0x10000, 0x1234, dir);
-	return rdma_io_ctx_init(ctx, pool, sgl, d->nents, 0, 0x10000, 0x1234,
-				dir);
+	return rdma_io_ctx_init(ctx, pool, sgl, d->nents, row->skip, 0x10000,
+				0x1234, dir);
 }
 
 static void scenario_test(struct kunit *test)
@@ -165,8 +165,10 @@ static void scenario_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ctx.nr_mrs, row->mrs);
 		/* Steady state: each reused FRWR MR kills its last key. */
 		KUNIT_EXPECT_EQ(test, (u32)wrs, row->wrs + (lazy ? row->mrs : 0));
-		KUNIT_EXPECT_EQ(test, ctx.length, (u64)d->nents * d->length);
-		check_chain(test, &ctx, d, arena, fd->pd.local_dma_lkey);
+		KUNIT_EXPECT_EQ(test, ctx.length,
+				(u64)d->nents * d->length - row->skip);
+		check_chain(test, &ctx, d, row->skip, arena,
+			    fd->pd.local_dma_lkey);
 		if (row->bvec)
 			rdma_io_ctx_destroy_bvec(&ctx, &wc);
 		else

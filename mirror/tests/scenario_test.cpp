@@ -40,7 +40,7 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		Prepare(row.read, 1);
 		rdma_io_ctx ctx;
 		std::vector<bio_vec> bv;
-		EXPECT_EQ(InitIo(&ctx, sg, row.read, row.bvec, &bv),
+		EXPECT_EQ(InitIo(&ctx, sg, row.read, row.bvec, &bv, row.skip),
 			  -EOPNOTSUPP);
 		EXPECT_TRUE(Untouched(arena_));
 		EXPECT_TRUE(Untouched(remote_));
@@ -57,11 +57,11 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 
 		rdma_io_ctx ctx;
 		std::vector<bio_vec> bv;
-		int wrs = InitIo(&ctx, sg, row.read, row.bvec, &bv);
+		int wrs = InitIo(&ctx, sg, row.read, row.bvec, &bv, row.skip);
 		ASSERT_GT(wrs, 0);
 		EXPECT_STREQ(rdma_io_ctx_backend(&ctx), row.backend);
 		EXPECT_EQ(ctx.nr_mrs, row.mrs);
-		EXPECT_EQ(ctx.length, len);
+		EXPECT_EQ(ctx.length, len - row.skip);
 		// The second round of an FRWR I/O kills each MR's last key in
 		// the same chain: one LOCAL_INV more per MR.  Not on siw, where
 		// the first round's chain killed it already.
@@ -74,7 +74,7 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 			<< "round " << round;
 
 		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-		EXPECT_TRUE(Landed(sg, row.read)) << "round " << round;
+		EXPECT_TRUE(Landed(sg, row.read, row.skip)) << "round " << round;
 		ib_wc wc{};
 		wc.status = IB_WC_SUCCESS;
 		Destroy(&ctx, &wc, row.bvec);
@@ -95,6 +95,8 @@ std::string ScenarioName(const ::testing::TestParamInfo<mrcore_scenario> &info)
 		s += "_refused";
 	if (r.bvec)
 		s += "_bvec";
+	if (r.skip)
+		s += "_skip";
 	return s;
 }
 

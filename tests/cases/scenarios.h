@@ -42,6 +42,8 @@
  * @mrs: MRs taken from the pool.
  * @bvec: the local memory given as bio_vecs (rdma_io_ctx_init_bvec(), one
  *	bio_vec per entry of @shape), else as a scatterlist.
+ * @skip: bytes of the list the I/O skips (its @sg_offset), past the first
+ *	entry too: whole entries are skipped, as rdma_rw does.
  */
 struct mrcore_scenario {
 	enum mrcore_profile profile;
@@ -52,6 +54,7 @@ struct mrcore_scenario {
 	unsigned int wrs;
 	unsigned int mrs;
 	bool bvec;
+	unsigned int skip;
 };
 
 #define RO MRCORE_PROFILE_ROCE
@@ -198,6 +201,21 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ SI, SHAPE_1M_CONTIG, RD, NULL, "iwarp", 2, 1, BV },
 	{ SI, SHAPE_256_PAGES, WR, NULL, "frwr", 3, 1, BV },
 	{ FM, SHAPE_257_PAGES, WR, NULL, "fmr", 2, 2, BV },
+
+	/*
+	 * Offsets past the first entry: whole entries skipped, the rest
+	 * planned as if the list began there.
+	 */
+	/* 8 scattered pages less 3 pages and 100 bytes: 5 SGEs, one WR */
+	{ RO, SHAPE_8_PAGES, RD, NULL, "multiread", 1, 0, false, 3 * 4096 + 100 },
+	/* exactly at the second entry: 7 SGEs */
+	{ RO, SHAPE_8_PAGES, WR, NULL, "multiread", 1, 0, false, 4096 },
+	/* one sink MR over what is left, 5 pages, no hole */
+	{ IW, SHAPE_8_PAGES, RD, NULL, "iwarp", 2, 1, false, 3 * 4096 + 100 },
+	/* 7 pages of 257 left: 2 WRs of 6 + 1 SGEs beat an MR */
+	{ SI, SHAPE_257_PAGES, WR, NULL, "multiread", 2, 0, false, 250 * 4096 },
+	/* 10 bytes into the last of 33 entries: one SGE */
+	{ FM, SHAPE_33_PAGES, RD, NULL, "multiread", 1, 0, false, 32 * 4096 + 10 },
 };
 
 #undef RO
