@@ -729,6 +729,18 @@ static int mrcore_io_skip(struct rdma_io_ctx *ctx)
 	return 0;
 }
 
+/* A built I/O: its backend, the device's counters, the tracepoint. */
+static __always_inline void mrcore_io_chosen(struct rdma_io_ctx *ctx,
+					     const struct mrcore_io_cand *c,
+					     bool read, enum mrcore_why why,
+					     u32 cost)
+{
+	ctx->backend = c->ops;
+	mrcore_device_count(ctx->pool->mdev, read ? MRCORE_CLASS_READ :
+			    MRCORE_CLASS_WRITE, c->slot, why);
+	trace_mrcore_io_init(ctx, mrcore_why_name(why), cost);
+}
+
 /* Everything but one entry in one WR: the plans, priced and built. */
 static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 					   const struct mrcore_io_set *set,
@@ -761,10 +773,7 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 	if (unlikely(ret))
 		return ret;
 
-	ctx->backend = set->cand[ch.cand].ops;
-	mrcore_device_count(ctx->pool->mdev, read ? MRCORE_CLASS_READ :
-			    MRCORE_CLASS_WRITE, set->cand[ch.cand].slot, ch.why);
-	trace_mrcore_io_init(ctx, mrcore_why_name(ch.why), ch.plan.cost);
+	mrcore_io_chosen(ctx, &set->cand[ch.cand], read, ch.why, ch.plan.cost);
 	return 0;
 }
 
@@ -835,14 +844,9 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 			goto unmap_dma;
 		ctx->kind = MRCORE_IO_SGES;
 		ctx->nr_mrs = 0;
-		ctx->backend = set->cand[set->sges].ops;
-		mrcore_device_count(pool->mdev, read ? MRCORE_CLASS_READ :
-				    MRCORE_CLASS_WRITE,
-				    set->cand[set->sges].slot,
-				    MRCORE_WHY_CHEAPEST);
-		trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
-				     rdma_io_cost(&pool->info.weights, 1, 0, 0,
-						  1));
+		mrcore_io_chosen(ctx, &set->cand[set->sges], read,
+				 MRCORE_WHY_CHEAPEST,
+				 rdma_io_cost(&pool->info.weights, 1, 0, 0, 1));
 		return 1;
 	}
 	ret = mrcore_io_init_planned(ctx, set, read);
