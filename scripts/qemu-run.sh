@@ -14,7 +14,9 @@
 # Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
 # (default 2048 MiB), MRCORE_QEMU_SMP (default: the host's CPU count, at
 # most 4), MRCORE_QEMU_ACCEL (default tcg,thread=multi), MRCORE_QEMU_EXTRA
-# (more QEMU options, split on blanks; e.g. "-icount shift=1,sleep=off").
+# (more QEMU options, split on blanks; e.g. "-icount shift=1,sleep=off"),
+# MRCORE_QEMU_LOCK (the lock file below), MRCORE_QEMU_LOCKED=1 (the caller
+# holds it already, e.g. to run two guests together).
 set -euo pipefail
 
 kernel= initrd= mode= out= append=
@@ -41,6 +43,17 @@ for v in kernel initrd mode out; do
 		exit 2
 	fi
 done
+
+# One guest at a time on this machine: TCG guests are CPU-bound, and two
+# unrelated runs sharing 2 cores slow each other into their timeouts.  The
+# wait does not count against --timeout.
+if [ -z "${MRCORE_QEMU_LOCKED:-}" ]; then
+	exec 7>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
+	if ! flock -n 7; then
+		echo "qemu-run: another guest is running on this machine; waiting"
+		flock 7
+	fi
+fi
 
 mkdir -p "$out"
 rm -f "$out/console.log" "$out/results.log"
