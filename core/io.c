@@ -885,39 +885,6 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 
-/*
- * ib_post_send() with a test's injected failures: post_send refuses the
- * whole chain, post_wr one WR of it, after which the driver is handed only
- * the WRs before that one, as a send queue with room for those would take
- * them.  @bad as ib_post_send() sets it.
- */
-static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
-					  struct ib_send_wr *first,
-					  const struct ib_send_wr **bad)
-{
-	struct ib_send_wr *wr, *prev = NULL;
-	int ret;
-
-	*bad = first;
-	if (mrcore_should_fail(MRCORE_FAULT_POST_SEND))
-		return -ENOMEM;
-	for (wr = first; wr; prev = wr, wr = wr->next)
-		if (mrcore_should_fail(MRCORE_FAULT_POST_WR))
-			break;
-	if (!wr)
-		return ib_post_send(qp, first, bad);
-	if (!prev)
-		return -ENOMEM;
-	prev->next = NULL;
-	ret = ib_post_send(qp, first, bad);
-	prev->next = wr;
-	if (!ret) {
-		*bad = wr;
-		ret = -ENOMEM;
-	}
-	return ret;
-}
-
 /**
  * rdma_io_ctx_post() - post an I/O with one ib_post_send()
  * @ctx: an initialized context.
@@ -946,16 +913,8 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
 	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
-	struct ib_qp *qp = ctx->pool->info.qp;
-	const struct ib_send_wr *bad = first;
-	int ret;
+	int ret = mrcore_post_chain(ctx->pool->info.qp, first);
 
-	if (unlikely(mrcore_fault_armed()))
-		ret = mrcore_io_post_faulty(qp, first, &bad);
-	else
-		ret = ib_post_send(qp, first, &bad);
-	if (ret && bad != first)
-		ret = -EINPROGRESS;
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
 			MRCORE_STAT_POSTS);
 	trace_mrcore_io_post(ctx, ret);

@@ -34,6 +34,8 @@ MODULE_PARM_DESC(force_backend,
 		 "Backend every I/O must use (frwr, iwarp, fmr, multiread); empty: the cost model decides. For tests.");
 #endif
 
+struct workqueue_struct *mrcore_wq;
+
 static struct rdma_mr_backend_ops *const mrcore_builtin[] = {
 	&mrcore_multiread_ops,
 	&mrcore_fmr_ops,
@@ -52,6 +54,10 @@ static int __init mrcore_init(void)
 	unsigned int i;
 	int ret;
 
+	/* The rkey sets' retire work: an NFS client's may free memory. */
+	mrcore_wq = alloc_workqueue("rdma_mrcore", WQ_MEM_RECLAIM, 0);
+	if (!mrcore_wq)
+		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(mrcore_builtin); i++) {
 		ret = rdma_mr_backend_register(mrcore_builtin[i]);
 		if (ret)
@@ -66,6 +72,7 @@ remove_debugfs:
 	mrcore_debugfs_exit();
 unregister:
 	mrcore_unregister_builtin(i);
+	destroy_workqueue(mrcore_wq);
 	return ret;
 }
 
@@ -74,6 +81,7 @@ static void __exit mrcore_exit(void)
 	mrcore_devices_exit();
 	mrcore_debugfs_exit();
 	mrcore_unregister_builtin(ARRAY_SIZE(mrcore_builtin));
+	destroy_workqueue(mrcore_wq);
 }
 
 module_init(mrcore_init);

@@ -448,11 +448,32 @@ struct rdma_io_pool {
 	struct mrcore_device *mdev;
 };
 
+struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
+				       u32 mr_pages, enum rdma_mr_role role);
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
 void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
 void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
+
+/**
+ * struct rdma_rkey_set - the rkey MRs of one QP (core/rkey.c)
+ * @pool: the MRs, a pool of rkey-role MRs of one size: taken, returned
+ *	clean after their key died, or given a new device MR.
+ * @lock: protects @retiring.
+ * @retiring: requests whose keys die by deregistration, for @retire_work.
+ * @retire_work: drains the send queue if a request asks, deregisters and
+ *	replaces the MRs of each request on @retiring, then completes it.
+ */
+struct rdma_rkey_set {
+	struct rdma_io_pool *pool;
+	spinlock_t lock;	/* protects @retiring */
+	struct list_head retiring;
+	struct work_struct retire_work;
+};
+
+/* The module's work queue for work that memory reclaim may wait on. */
+extern struct workqueue_struct *mrcore_wq;
 
 extern u32 mrcore_registry_gen;
 void mrcore_registry_changed(void);
@@ -524,6 +545,8 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 }
 
 extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
+int mrcore_post_faulty(struct ib_qp *qp, struct ib_send_wr *first,
+		       const struct ib_send_wr **bad);
 #else
 static inline bool mrcore_fault_armed(void)
 {
@@ -537,7 +560,38 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 
 /* An empty name of the parameter's size: the cost model decides. */
 #define mrcore_force_backend ((const char[MRCORE_BACKEND_NAME_LEN]) { 0 })
+
+static inline int mrcore_post_faulty(struct ib_qp *qp,
+				     struct ib_send_wr *first,
+				     const struct ib_send_wr **bad)
+{
+	return ib_post_send(qp, first, bad);
+}
 #endif
+
+/**
+ * mrcore_post_chain() - post a chain the core built, with one ib_post_send()
+ * @qp: the QP.
+ * @first: the chain.
+ *
+ * rdma_post_send_chain() with the fault points post_send and post_wr
+ * (mrcore_post_faulty()) while a test arms one.
+ *
+ * Context: As ib_post_send().
+ * Return: 0; the driver's error if it took none of the chain; -EINPROGRESS
+ * if it took only part of it.
+ */
+static inline int mrcore_post_chain(struct ib_qp *qp, struct ib_send_wr *first)
+{
+	const struct ib_send_wr *bad = first;
+	int ret;
+
+	if (unlikely(mrcore_fault_armed()))
+		ret = mrcore_post_faulty(qp, first, &bad);
+	else
+		ret = ib_post_send(qp, first, &bad);
+	return ret && bad != first ? -EINPROGRESS : ret;
+}
 
 DECLARE_PER_CPU(long, mrcore_dma_live);
 

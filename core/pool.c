@@ -380,6 +380,62 @@ unlock:
 }
 
 /**
+ * mrcore_pool_alloc() - a pool of MRs of one role and size on a QP
+ * @qp: the QP; its PD is the MRs'.
+ * @nr_mrs: MRs to create.
+ * @mr_pages: pages each maps at most.
+ * @role: their role: lkey for the READ/WRITE helper, rkey for an rkey set.
+ *
+ * The pool's lists, lock and recycle work, and its MRs, all clean.  What
+ * the READ/WRITE helper needs besides (port, transport, weights) is
+ * rdma_io_pool_create()'s.
+ *
+ * Context: Process context; may sleep.
+ * Return: the pool, or an ERR_PTR(): -ENOMEM, or the error of
+ * rdma_create_mr().  On error nothing is left allocated.
+ */
+struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
+				       u32 mr_pages, enum rdma_mr_role role)
+{
+	struct rdma_io_pool *pool;
+	u32 i;
+	int ret;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	pool->info.qp = qp;
+	pool->info.pd = qp->pd;
+	pool->info.dev = qp->device;
+	pool->mdev = mrcore_device_get(qp->device);
+	spin_lock_init(&pool->lock);
+	mutex_init(&pool->resolve_lock);
+	INIT_LIST_HEAD(&pool->clean);
+	INIT_LIST_HEAD(&pool->stale);
+	INIT_LIST_HEAD(&pool->quarantine);
+	INIT_LIST_HEAD(&pool->io_sets);
+	INIT_WORK(&pool->recycle_work, mrcore_pool_recycle_work);
+
+	pool->mr_pages = mr_pages;
+	for (i = 0; i < nr_mrs; i++) {
+		struct rdma_mr *mr = rdma_create_mr(qp->pd, mr_pages, role);
+
+		if (IS_ERR(mr)) {
+			ret = PTR_ERR(mr);
+			mrcore_pool_free(pool);
+			return ERR_PTR(ret);
+		}
+		pool->mr_backend = mr->ops;
+		mr->pool = pool;
+		list_add_tail(&mr->pool_entry, &pool->clean);
+		pool->nr_total++;
+		pool->nr_free++;
+		pool->nr_clean++;
+	}
+	return pool;
+}
+
+/**
  * rdma_io_pool_create() - the MR pool of a QP
  * @qp: the QP the I/Os will be posted on.
  * @port_num: the port it uses.
@@ -400,18 +456,18 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 {
 	struct mrcore_access access;
 	struct rdma_io_pool *pool;
-	u32 i, nr;
+	u32 mr_pages;
 	int ret;
 
 	if (!qp || !max_ctxs || !max_pages)
 		return ERR_PTR(-EINVAL);
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
-		return ERR_PTR(-ENOMEM);
-	pool->info.qp = qp;
-	pool->info.pd = qp->pd;
-	pool->info.dev = qp->device;
+	mr_pages = mrcore_mr_pages(qp->device);
+	pool = mrcore_pool_alloc(qp, max_ctxs *
+				 mrcore_pool_factor(mr_pages, max_pages),
+				 mr_pages, RDMA_MR_ROLE_LKEY);
+	if (IS_ERR(pool))
+		return pool;
 	pool->info.port_num = port_num;
 	pool->info.iwarp = rdma_protocol_iwarp(qp->device, port_num);
 	pool->kill_local_keys = mrcore_dev_unchecked_remote_read(qp->device);
@@ -420,41 +476,11 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 	pool->sink_access = ret ? 0 : access.ib_access;
 	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_WRITE_SRC, &access);
 	pool->src_access = ret ? 0 : access.ib_access;
-	pool->mdev = mrcore_device_get(qp->device);
-	spin_lock_init(&pool->lock);
-	mutex_init(&pool->resolve_lock);
-	INIT_LIST_HEAD(&pool->clean);
-	INIT_LIST_HEAD(&pool->stale);
-	INIT_LIST_HEAD(&pool->quarantine);
-	INIT_LIST_HEAD(&pool->io_sets);
-	INIT_WORK(&pool->recycle_work, mrcore_pool_recycle_work);
-
-	pool->mr_pages = mrcore_mr_pages(qp->device);
-	nr = max_ctxs * mrcore_pool_factor(pool->mr_pages, max_pages);
-	for (i = 0; i < nr; i++) {
-		struct rdma_mr *mr = rdma_create_mr(qp->pd, pool->mr_pages,
-						    RDMA_MR_ROLE_LKEY);
-
-		if (IS_ERR(mr)) {
-			ret = PTR_ERR(mr);
-			goto free_pool;
-		}
-		pool->mr_backend = mr->ops;
-		mr->pool = pool;
-		list_add_tail(&mr->pool_entry, &pool->clean);
-		pool->nr_total++;
-		pool->nr_free++;
-		pool->nr_clean++;
-	}
 	pool->info.mr_pages = pool->nr_total ? pool->mr_pages : 0;
 	mrcore_io_weights(qp->device, port_num,
 			  pool->nr_total ? pool->mr_backend : NULL,
 			  &pool->info.weights);
 	return pool;
-
-free_pool:
-	mrcore_pool_free(pool);
-	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
 

@@ -2,8 +2,10 @@
 /*
  * What the end-to-end suites of the READ/WRITE helper share (mrcore_io_*,
  * mrcore_flush_*, mrcore_soak_*): a connected pair, the far side's memory
- * under one rkey, local memory of a shape, a pool, and running one I/O.
- * Everything is released by KUnit actions at the end of the test.
+ * under one rkey, local memory of a shape, a pool, and running one I/O;
+ * and the attacker of the key suites (mrcore_keys_*, mrcore_rkey_*), a
+ * peer on another connection to the same PD.  Everything is released by
+ * KUnit actions at the end of the test.
  */
 #ifndef _MRCORE_IO_E2E_H
 #define _MRCORE_IO_E2E_H
@@ -52,6 +54,24 @@ struct io_local {
 	u64 len;
 };
 
+/* What the memory holds when the attacker tries, and what it writes. */
+#define KEYS_SEED_REUSED	0x20003
+#define KEYS_SEED_ATTACKER	0x20004
+#define KEYS_ATTACK_BYTES	64
+
+/* What named the memory: a key and the address it was used at. */
+struct keys_named {
+	u32 key;
+	u64 iova;
+};
+
+/* A Receive whose whole completion the test reads. */
+struct keys_recv {
+	struct ib_cqe cqe;
+	struct completion done;
+	struct ib_wc wc;
+};
+
 struct mrcore_e2e_pair *io_pair(struct kunit *test);
 struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair);
@@ -65,5 +85,11 @@ int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
 		struct rdma_io_ctx *ctx);
 struct bio_vec *io_local_bvecs(struct kunit *test, const struct io_local *l);
 bool io_on_iwarp(struct kunit *test);
+bool keys_try(struct kunit *test, struct mrcore_e2e_pair *base,
+	      enum ib_wr_opcode op, u32 key, u64 iova);
+void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
+		      const struct keys_named *k, unsigned int n,
+		      struct mrcore_e2e_buf *mem, const char *what);
+void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 #endif /* _MRCORE_IO_E2E_H */

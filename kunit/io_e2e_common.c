@@ -6,6 +6,7 @@
 #include <linux/slab.h>
 #include <linux/sizes.h>
 
+#include "e2e_suite.h"
 #include "io_e2e.h"
 
 static void io_owner_release(void *p)
@@ -205,4 +206,93 @@ bool io_on_iwarp(struct kunit *test)
 	const struct mrcore_e2e_target *t = test->priv;
 
 	return t == &mrcore_e2e_siw;
+}
+
+/*
+ * One try of the attacker over a new connection to the PD of @base's
+ * active end: @op of 64 bytes at @iova through @key.  Returns true if the
+ * access was refused: an error completion, or for an iWARP WRITE (never
+ * acknowledged) the TERMINATE that breaks the connection.
+ */
+bool keys_try(struct kunit *test, struct mrcore_e2e_pair *base,
+	      enum ib_wr_opcode op, u32 key, u64 iova)
+{
+	struct mrcore_e2e_pair *atk = NULL;
+	struct mrcore_e2e_buf buf = {};
+	struct mrcore_e2e_wait w;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	bool refused;
+	int ret, st;
+
+	ret = mrcore_e2e_pair_create_shared(base, &atk);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker's connection on the shared PD");
+	KUNIT_EXPECT_PTR_EQ(test, atk->active.pd, base->active.pd);
+	ret = mrcore_e2e_buf_alloc(&buf, KEYS_ATTACK_BYTES, 0);
+	if (ret) {
+		mrcore_e2e_pair_destroy(atk);
+		KUNIT_FAIL(test, "attacker memory: %d", ret);
+		return false;
+	}
+	if (op == IB_WR_RDMA_WRITE)
+		mrcore_e2e_buf_fill(&buf, KEYS_SEED_ATTACKER);
+	else
+		mrcore_e2e_buf_poison(&buf);
+	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
+			  DMA_BIDIRECTIONAL) != buf.nents) {
+		mrcore_e2e_buf_free(&buf);
+		mrcore_e2e_pair_destroy(atk);
+		KUNIT_FAIL(test, "attacker DMA mapping");
+		return false;
+	}
+	sge.addr = sg_dma_address(buf.sg);
+	sge.length = KEYS_ATTACK_BYTES;
+	sge.lkey = atk->passive.pd->local_dma_lkey;
+	mrcore_e2e_wait_init(&w);
+	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, &w);
+	st = mrcore_e2e_post(&atk->passive, &wr.wr, &w, IO_TIMEOUT_MS);
+	refused = st != IB_WC_SUCCESS;
+	if (!refused && op == IB_WR_RDMA_WRITE && io_on_iwarp(test))
+		refused = mrcore_e2e_qp_failed(&atk->passive, 5000);
+	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
+			DMA_BIDIRECTIONAL);
+	if (op == IB_WR_RDMA_READ)
+		mrcore_e2e_expect_data(test, &buf, 0, KEYS_ATTACK_BYTES,
+				       MRCORE_E2E_POISONED,
+				       "attacker's READ sink");
+	mrcore_e2e_buf_free(&buf);
+	mrcore_e2e_pair_destroy(atk);
+	KUNIT_EXPECT_TRUE_MSG(test, refused,
+			      "the attacker's %s through key 0x%x at 0x%llx was not refused (status %d)",
+			      op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
+			      iova, st);
+	return refused;
+}
+
+/*
+ * The owner reuses the memory at once (new bytes); the attacker tries
+ * every key that named it, WRITE and READ; the memory keeps the new bytes.
+ */
+void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
+		      const struct keys_named *k, unsigned int n,
+		      struct mrcore_e2e_buf *mem, const char *what)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_GT_MSG(test, n, 0, "no key to try: the test tests nothing");
+	mrcore_e2e_buf_fill(mem, KEYS_SEED_REUSED);
+	for (i = 0; i < n; i++) {
+		keys_try(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
+		mrcore_e2e_expect_data(test, mem, 0, mem->len,
+				       KEYS_SEED_REUSED, what);
+		keys_try(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
+	}
+}
+
+void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct keys_recv *r = container_of(wc->wr_cqe, struct keys_recv, cqe);
+
+	r->wc = *wc;
+	complete(&r->done);
 }

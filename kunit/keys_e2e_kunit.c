@@ -23,97 +23,7 @@
 
 #define KEYS_SEED_OWNER		0x20001
 #define KEYS_SEED_LOCAL		0x20002
-#define KEYS_SEED_REUSED	0x20003
-#define KEYS_SEED_ATTACKER	0x20004
-#define KEYS_ATTACK_BYTES	64
 #define KEYS_MAX_KEYS		4
-
-/* What named the memory: a key and the address it was used at. */
-struct keys_named {
-	u32 key;
-	u64 iova;
-};
-
-/*
- * One try of the attacker over a new connection to the PD of @base's
- * active end: @op of 64 bytes at @iova through @key.  Returns true if the
- * access was refused: an error completion, or for an iWARP WRITE (never
- * acknowledged) the TERMINATE that breaks the connection.
- */
-static bool keys_try(struct kunit *test, struct mrcore_e2e_pair *base,
-		     enum ib_wr_opcode op, u32 key, u64 iova)
-{
-	struct mrcore_e2e_pair *atk = NULL;
-	struct mrcore_e2e_buf buf = {};
-	struct mrcore_e2e_wait w;
-	struct ib_rdma_wr wr;
-	struct ib_sge sge;
-	bool refused;
-	int ret, st;
-
-	ret = mrcore_e2e_pair_create_shared(base, &atk);
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker's connection on the shared PD");
-	KUNIT_EXPECT_PTR_EQ(test, atk->active.pd, base->active.pd);
-	ret = mrcore_e2e_buf_alloc(&buf, KEYS_ATTACK_BYTES, 0);
-	if (ret) {
-		mrcore_e2e_pair_destroy(atk);
-		KUNIT_FAIL(test, "attacker memory: %d", ret);
-		return false;
-	}
-	if (op == IB_WR_RDMA_WRITE)
-		mrcore_e2e_buf_fill(&buf, KEYS_SEED_ATTACKER);
-	else
-		mrcore_e2e_buf_poison(&buf);
-	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
-			  DMA_BIDIRECTIONAL) != buf.nents) {
-		mrcore_e2e_buf_free(&buf);
-		mrcore_e2e_pair_destroy(atk);
-		KUNIT_FAIL(test, "attacker DMA mapping");
-		return false;
-	}
-	sge.addr = sg_dma_address(buf.sg);
-	sge.length = KEYS_ATTACK_BYTES;
-	sge.lkey = atk->passive.pd->local_dma_lkey;
-	mrcore_e2e_wait_init(&w);
-	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, &w);
-	st = mrcore_e2e_post(&atk->passive, &wr.wr, &w, IO_TIMEOUT_MS);
-	refused = st != IB_WC_SUCCESS;
-	if (!refused && op == IB_WR_RDMA_WRITE && io_on_iwarp(test))
-		refused = mrcore_e2e_qp_failed(&atk->passive, 5000);
-	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
-			DMA_BIDIRECTIONAL);
-	if (op == IB_WR_RDMA_READ)
-		mrcore_e2e_expect_data(test, &buf, 0, KEYS_ATTACK_BYTES,
-				       MRCORE_E2E_POISONED,
-				       "attacker's READ sink");
-	mrcore_e2e_buf_free(&buf);
-	mrcore_e2e_pair_destroy(atk);
-	KUNIT_EXPECT_TRUE_MSG(test, refused,
-			      "the attacker's %s through key 0x%x at 0x%llx was not refused (status %d)",
-			      op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
-			      iova, st);
-	return refused;
-}
-
-/*
- * The owner reuses the memory at once (new bytes); the attacker tries
- * every key that named it, WRITE and READ; the memory keeps the new bytes.
- */
-static void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
-			     const struct keys_named *k, unsigned int n,
-			     struct mrcore_e2e_buf *mem, const char *what)
-{
-	unsigned int i;
-
-	KUNIT_ASSERT_GT_MSG(test, n, 0, "no key to try: the test tests nothing");
-	mrcore_e2e_buf_fill(mem, KEYS_SEED_REUSED);
-	for (i = 0; i < n; i++) {
-		keys_try(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
-		mrcore_e2e_expect_data(test, mem, 0, mem->len,
-				       KEYS_SEED_REUSED, what);
-		keys_try(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
-	}
-}
 
 static unsigned int keys_of(const struct rdma_io_ctx *ctx,
 			    struct keys_named *k)
@@ -318,21 +228,6 @@ static void keys_map_case(struct kunit *test, bool reset)
 			 reset ? "memory of a reset MR" :
 				 "memory of an invalidated, unmapped MR");
 	rdma_destroy_mr(mr);
-}
-
-/* A Receive whose whole completion the test reads. */
-struct keys_recv {
-	struct ib_cqe cqe;
-	struct completion done;
-	struct ib_wc wc;
-};
-
-static void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct keys_recv *r = container_of(wc->wr_cqe, struct keys_recv, cqe);
-
-	r->wc = *wc;
-	complete(&r->done);
 }
 
 /* An rkey MR over @l's memory, registered on the pair's active end. */

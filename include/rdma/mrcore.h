@@ -97,6 +97,73 @@ u32 rdma_mr_max_pages(const struct rdma_mr *mr);
 u64 rdma_mr_length(const struct rdma_mr *mr);
 
 /*
+ * The rkey MR set: memory a ULP advertises to the peer (NFS chunks, an iSER
+ * task's buffer), a request at a time.  A request takes MRs from its QP's
+ * set, maps each for what the peer may do, chains the registrations before
+ * the ULP's Send, and is retired with the reply: the core checks a remote
+ * invalidation, invalidates the other keys locally, or kills every key by
+ * deregistration on error or timeout, and only then gives the memory and
+ * the MRs back and calls the request's done callback.
+ */
+struct rdma_rkey_set;
+
+/* MRs one request holds at most. */
+#define RDMA_RKEY_REQ_MAX_MRS	8
+
+/**
+ * struct rdma_rkey_req - the keys one request advertises
+ *
+ * Embedded by the ULP, set up by rdma_rkey_req_init(); every field is
+ * private to the core.
+ *
+ * @set: the set the MRs come from.
+ * @first: the first WR to post: the registrations, then the ULP's Send.
+ * @done: called once every key of the request is dead.
+ * @nr_mrs: MRs the request holds.
+ * @mrs: the MRs, in the order they were mapped.
+ * @sgl: the scatterlist the core built for each MR (bio_vecs, pages), or
+ *	%NULL where the ULP's own was mapped.
+ * @drain: the driver took the request's chain only in part: the send
+ *	queue is drained before the MRs are deregistered.
+ * @inv_cqe: completion entry of the last local invalidation.
+ * @entry: linkage on the set's list of requests to retire by
+ *	deregistration.
+ */
+struct rdma_rkey_req {
+	struct rdma_rkey_set *set;
+	struct ib_send_wr *first;
+	void (*done)(struct rdma_rkey_req *req, int status);
+	u32 nr_mrs;
+	struct rdma_mr *mrs[RDMA_RKEY_REQ_MAX_MRS];
+	struct scatterlist *sgl[RDMA_RKEY_REQ_MAX_MRS];
+	bool drain;
+	struct ib_cqe inv_cqe;
+	struct list_head entry;
+};
+
+struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
+					   u32 max_pages);
+void rdma_rkey_set_destroy(struct rdma_rkey_set *set);
+u32 rdma_rkey_set_size(const struct rdma_rkey_set *set);
+u32 rdma_rkey_set_drain(struct rdma_rkey_set *set);
+
+void rdma_rkey_req_init(struct rdma_rkey_req *req, struct rdma_rkey_set *set,
+			struct ib_send_wr *send_wr,
+			void (*done)(struct rdma_rkey_req *req, int status));
+int rdma_rkey_map_sg(struct rdma_rkey_req *req, struct scatterlist *sg,
+		     unsigned int sg_nents, unsigned int remote_ops, u32 *rkey,
+		     u64 *iova);
+int rdma_rkey_map_bvec(struct rdma_rkey_req *req, const struct bio_vec *bvecs,
+		       u32 nr_bvec, struct bvec_iter *iter,
+		       unsigned int remote_ops, u32 *rkey, u64 *iova, u32 *len);
+int rdma_rkey_map_pages(struct rdma_rkey_req *req, struct page **pages,
+			u32 offset, u32 len, unsigned int remote_ops, u32 *rkey,
+			u64 *iova, u32 *mapped);
+int rdma_rkey_req_post(struct rdma_rkey_req *req);
+void rdma_rkey_req_retire(struct rdma_rkey_req *req,
+			  const struct ib_wc *reply_wc);
+
+/*
  * RDMA READ and WRITE helper.  One context is one I/O: the core DMA-maps the
  * scatterlist, chooses how to move it (several READ/WRITE WRs on the local
  * DMA lkey, or registered MRs from the QP's pool), and builds one chained WR

@@ -129,6 +129,7 @@ char *strim(char *s);
 static inline void *ERR_PTR(long error) { return (void *)error; }
 static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
 static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE(ptr); }
+static inline void *ERR_CAST(const void *ptr) { return (void *)ptr; }
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -218,6 +219,15 @@ struct work_struct {
 #define INIT_WORK(w, f)		((w)->func = (f), (w)->pending = false)
 bool schedule_work(struct work_struct *work);
 bool flush_work(struct work_struct *work);
+/* Work queues of the module's own: allocated and counted, else the same. */
+struct workqueue_struct {
+	unsigned int flags;
+};
+#define WQ_MEM_RECLAIM		(1u << 3)
+struct workqueue_struct *alloc_workqueue(const char *name, unsigned int flags,
+					 int max_active);
+void destroy_workqueue(struct workqueue_struct *wq);
+#define queue_work(wq, w)	((void)(wq), schedule_work(w))
 
 /* Atomics and static keys: single-threaded, so plain integers. */
 typedef struct {
@@ -639,6 +649,8 @@ void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sg, int nents,
 		     enum dma_data_direction direction);
 int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *send_wr,
 		 const struct ib_send_wr **bad_send_wr);
+/* The QP to the error state, and every WR it took flushed (the device runs). */
+void ib_drain_sq(struct ib_qp *qp);
 const char *ib_wc_status_msg(enum ib_wc_status status);
 
 /*

@@ -174,6 +174,11 @@ std::vector<Completion> &completions(ib_qp *qp)
 	return qp_of(qp).cq;
 }
 
+std::vector<Arrival> &received(ib_qp *qp)
+{
+	return qp_of(qp).received;
+}
+
 bool qp_in_error(ib_qp *qp)
 {
 	return qp_of(qp).error;
@@ -282,6 +287,11 @@ namespace {
 bool is_read(ib_wr_opcode op)
 {
 	return op == IB_WR_RDMA_READ || op == IB_WR_RDMA_READ_WITH_INV;
+}
+
+bool is_send(ib_wr_opcode op)
+{
+	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_INV;
 }
 
 // What a driver refuses before the WR reaches the queue.
@@ -548,6 +558,40 @@ ib_wc_status exec_local_inv(Qp &qp, const SendWqe &w)
 	return IB_WC_SUCCESS;
 }
 
+// SEND and SEND_WITH_INV: the payload's lkeys are checked as a WRITE
+// source's.  A SEND_WITH_INV kills the key it names at the responder, which
+// must be a valid key of a fast-registered MR of the responder QP's PD (not
+// the DMA MR, not an FMR handle: IBTA lets a Send invalidate only those and
+// memory windows); else the responder refuses the request.  The message
+// then completes a Receive of the responder.
+ib_wc_status exec_send(Qp &qp, const SendWqe &w)
+{
+	Arrival a;
+	Reach local;
+
+	for (const ib_sge &sge : w.sges) {
+		ib_wc_status st = check_local(qp, sge, 0, false, local);
+
+		if (st != IB_WC_SUCCESS)
+			return st;
+		a.byte_len += sge.length;
+	}
+	if (w.wr.opcode == IB_WR_SEND_WITH_INV) {
+		const u32 key = w.wr.ex.invalidate_rkey;
+		Qp &peer = *qp.peer;
+		Mr *mr = peer.hca->find_mr(key);
+
+		if (!mr || mr->dma_mr() || mr->fmr || !mr->valid ||
+		    mr->ibmr.pd != peer.qp.pd || !mr->key_matches(key))
+			return IB_WC_REM_INV_REQ_ERR;
+		mr->valid = false;
+		a.wc_flags = IB_WC_WITH_INVALIDATE;
+		a.invalidate_rkey = key;
+	}
+	qp.peer->received.push_back(a);
+	return IB_WC_SUCCESS;
+}
+
 ib_wc_status execute(Qp &qp, const SendWqe &w)
 {
 	ib_wc_status st;
@@ -556,15 +600,17 @@ ib_wc_status execute(Qp &qp, const SendWqe &w)
 	case IB_WR_RDMA_READ:
 	case IB_WR_RDMA_READ_WITH_INV:
 	case IB_WR_RDMA_WRITE:
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_INV:
 		if (!qp.peer)
 			return IB_WC_REM_OP_ERR;
 		// A responder in error answers nothing: the requester gives up.
 		if (qp.peer->error)
 			return IB_WC_RETRY_EXC_ERR;
-		st = exec_rdma(qp, w);
-		// RC: the responder that refused the access breaks the
+		st = is_send(w.wr.opcode) ? exec_send(qp, w) : exec_rdma(qp, w);
+		// RC: the responder that refused the request breaks the
 		// connection too; what it has queued is flushed.
-		if (st == IB_WC_REM_ACCESS_ERR)
+		if (st == IB_WC_REM_ACCESS_ERR || st == IB_WC_REM_INV_REQ_ERR)
 			qp.peer->error = true;
 		return st;
 	case IB_WR_REG_MR:
@@ -656,7 +702,10 @@ void *sim_fmr_alloc(struct ib_pd *pd, u32 max_pages)
 
 	if (max_pages > hca.profile().fmr_max_pages)
 		return ERR_PTR(-EINVAL);
-	return &hca.alloc_mr(pd, max_pages);
+	Mr &mr = hca.alloc_mr(pd, max_pages);
+
+	mr.fmr = true;
+	return &mr;
 }
 
 int sim_fmr_map(void *fmr, const u64 *pages, u32 npages, u64 iova, u64 length,

@@ -9,7 +9,8 @@
 // run (drain(), step(), drain_random()).  Then REG_MR and LOCAL_INV change MR
 // state, RDMA READ/WRITE move bytes through page lists after the lkey and
 // rkey checks hardware makes (state, key generation, PD, access rights,
-// bounds; the iWARP READ-sink rule), and completions arrive.  A failed WR
+// bounds; the iWARP READ-sink rule), a SEND_WITH_INV kills the responder's
+// key it names, and completions arrive.  A failed WR
 // moves its QP to the error state, a remote access error the responder's QP
 // too (RC), and a QP in error flushes every WR it has not executed, one
 // completion each, signaled or not.  Every allocation it hands out is
@@ -49,6 +50,16 @@ struct Completion {
 	ib_wr_opcode opcode;
 };
 
+// A message (SEND, SEND_WITH_INV) that arrived, as the responder's Receive
+// completion tells it.  There is no receive queue: every message finds a
+// Receive, and its payload is not kept.
+struct Arrival {
+	ib_wc_status status = IB_WC_SUCCESS;
+	int wc_flags = 0;		// IB_WC_WITH_INVALIDATE
+	u32 invalidate_rkey = 0;	// the key a SEND_WITH_INV killed
+	u32 byte_len = 0;
+};
+
 // Counters every test checks at teardown.
 struct Counters {
 	long kmalloc_live = 0;
@@ -84,6 +95,7 @@ struct Mr {
 	u64 iova = 0;
 	u64 length = 0;
 	long fmr_maps = 0;
+	bool fmr = false;		// an FMR handle: no SEND_WITH_INV kills it
 	std::vector<u64> pages;		// registered page list
 	std::vector<u64> staged;	// what ib_map_mr_sg last built
 	u64 staged_iova = 0;
@@ -122,6 +134,7 @@ struct Qp {
 	u32 max_send_wr = 0;		// WRs the send queue holds
 	std::deque<SendWqe> sq;		// posted, not executed yet
 	std::vector<Completion> cq;
+	std::vector<Arrival> received;	// messages the peer sent, oldest first
 
 	// The device's post_send: ib_post_send() of a chain.
 	int post(const ib_send_wr *wr, const ib_send_wr **bad_wr);
@@ -187,6 +200,8 @@ inline Mr &mr_of(const ib_mr *mr)
 void connect(ib_qp *a, ib_qp *b);
 // Completions a QP produced, oldest first.
 std::vector<Completion> &completions(ib_qp *qp);
+// Messages a QP received, oldest first.
+std::vector<Arrival> &received(ib_qp *qp);
 bool qp_in_error(ib_qp *qp);
 // Move a QP to the error state: what it has not executed is flushed when
 // the device next runs (drain(), step()), one completion per WR.

@@ -295,6 +295,13 @@ struct Node {
 	ib_qp *qp;
 };
 
+// What named the memory of an I/O or a mapping: key and address.
+struct Named {
+	u32 key;
+	u64 iova;
+	u32 len;
+};
+
 // The module loaded, two nodes of one profile with a connected QP pair,
 // and at teardown: nothing allocated, mapped, referenced or warned about.
 class MirrorTest : public ::testing::Test {
@@ -316,8 +323,10 @@ protected:
 	{
 		// A test that posts lets the devices run what it posted.
 		EXPECT_EQ(sim::drain(), 0u) << "WRs left queued at teardown";
+		// Once: a test that tears down by hand is torn down again.
 		if (module_loaded_)
 			mirror_module_exit();
+		module_loaded_ = false;
 		const sim::Counters &c = sim::counters();
 		EXPECT_EQ(c.kmalloc_live, 0) << "kernel memory leaked";
 		EXPECT_EQ(c.mrs_live, 0) << "device MR leaked";
@@ -400,6 +409,39 @@ protected:
 		return PeerRdmaOn(c.peer, op, remote_addr, rkey, peer_mem, len);
 	}
 
+	// The owner reuses its memory at once (new bytes of round @seed);
+	// the attacker then tries every key that named it, WRITE and READ.
+	void ExpectAllDead(const std::vector<Named> &keys, Buffer &mem,
+			   unsigned int seed)
+	{
+		long dma_errors = sim::counters().dma_api_errors;
+
+		ASSERT_FALSE(keys.empty()) << "no key to try: the test tests nothing";
+		mem.fill(seed);
+		for (const Named &k : keys) {
+			attacker_src_.fill(seed + 1);
+			EXPECT_NE(Attack(IB_WR_RDMA_WRITE, k.iova, k.key,
+					 attacker_src_.at(0), k.len),
+				  IB_WC_SUCCESS)
+				<< "the attacker WROTE through key " << std::hex
+				<< k.key << " after the memory was given back";
+			EXPECT_TRUE(Untouched(mem))
+				<< "memory given back changed under key " << std::hex
+				<< k.key;
+			attacker_sink_.poison(seed + 2);
+			EXPECT_NE(Attack(IB_WR_RDMA_READ, k.iova, k.key,
+					 attacker_sink_.at(0), k.len),
+				  IB_WC_SUCCESS)
+				<< "the attacker READ through key " << std::hex
+				<< k.key << " after the memory was given back";
+			EXPECT_TRUE(Untouched(attacker_sink_))
+				<< "the attacker got bytes through key " << std::hex
+				<< k.key;
+		}
+		EXPECT_EQ(sim::counters().dma_api_errors, dma_errors)
+			<< "a key reached memory that was no longer DMA-mapped";
+	}
+
 	ib_wc_status PeerRdmaWith(ib_wr_opcode op, u64 remote_addr, u32 rkey,
 				  void *peer_mem, u32 len, u32 lkey)
 	{
@@ -454,6 +496,9 @@ protected:
 	Node local_, peer_;
 	long expected_warnings_ = 0;
 	bool module_loaded_ = false;
+	// The attacker's memory (ExpectAllDead()).
+	Buffer attacker_src_{1};
+	Buffer attacker_sink_{1};
 };
 
 } // namespace mirror

@@ -20,13 +20,6 @@
 namespace mirror {
 namespace {
 
-// What named the memory of an I/O or a mapping: key and address.
-struct Named {
-	u32 key;
-	u64 iova;
-	u32 len;
-};
-
 class KeyLifecycleTest : public IoTest,
 			 public ::testing::WithParamInterface<const sim::Profile *> {
 protected:
@@ -41,39 +34,6 @@ protected:
 			v.push_back({ctx.mrs[i]->key, ctx.mrs[i]->iova,
 				     u32(std::min<u64>(ctx.mrs[i]->length, 64))});
 		return v;
-	}
-
-	// The owner reuses its memory at once (new bytes of round @seed);
-	// the attacker then tries every key that named it, WRITE and READ.
-	void ExpectAllDead(const std::vector<Named> &keys, Buffer &mem,
-			   unsigned int seed)
-	{
-		long dma_errors = sim::counters().dma_api_errors;
-
-		ASSERT_FALSE(keys.empty()) << "no key to try: the test tests nothing";
-		mem.fill(seed);
-		for (const Named &k : keys) {
-			attacker_src_.fill(seed + 1);
-			EXPECT_NE(Attack(IB_WR_RDMA_WRITE, k.iova, k.key,
-					 attacker_src_.at(0), k.len),
-				  IB_WC_SUCCESS)
-				<< "the attacker WROTE through key " << std::hex
-				<< k.key << " after the memory was given back";
-			EXPECT_TRUE(Untouched(mem))
-				<< "memory given back changed under key " << std::hex
-				<< k.key;
-			attacker_sink_.poison(seed + 2);
-			EXPECT_NE(Attack(IB_WR_RDMA_READ, k.iova, k.key,
-					 attacker_sink_.at(0), k.len),
-				  IB_WC_SUCCESS)
-				<< "the attacker READ through key " << std::hex
-				<< k.key << " after the memory was given back";
-			EXPECT_TRUE(Untouched(attacker_sink_))
-				<< "the attacker got bytes through key " << std::hex
-				<< k.key;
-		}
-		EXPECT_EQ(sim::counters().dma_api_errors, dma_errors)
-			<< "a key reached memory that was no longer DMA-mapped";
 	}
 
 	// An I/O through pool MRs, forced: frwr, or iwarp for an iWARP READ.
@@ -116,8 +76,6 @@ protected:
 		return IB_WC_GENERAL_ERR_FOR_TESTS;
 	}
 
-	Buffer attacker_src_{1};
-	Buffer attacker_sink_{1};
 };
 
 // The hole this file was written for: an iWARP READ whose completion fails

@@ -156,3 +156,19 @@ extern "C" bool flush_work(struct work_struct *work)
 	work->func(work);
 	return true;
 }
+
+extern "C" struct workqueue_struct *alloc_workqueue(const char *name,
+						   unsigned int flags,
+						   int max_active)
+{
+	auto *wq = static_cast<workqueue_struct *>(
+		mirror_kzalloc(sizeof(workqueue_struct)));
+
+	wq->flags = flags;
+	return wq;
+}
+
+extern "C" void destroy_workqueue(struct workqueue_struct *wq)
+{
+	kfree(wq);
+}

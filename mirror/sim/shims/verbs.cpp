@@ -88,3 +88,9 @@ extern "C" int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 {
 	return sim::qp_of(qp).post(wr, bad_wr);
 }
+
+extern "C" void ib_drain_sq(struct ib_qp *qp)
+{
+	sim::set_qp_error(qp);
+	sim::step(qp, sim::queued(qp));
+}

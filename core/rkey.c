@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The rkey MR set: the MRs of one QP whose keys a ULP advertises, a
+ * request at a time, and the retiring of those keys.
+ *
+ * A set is a pool (core/pool.c) of rkey-role MRs of one size.  A request
+ * (struct rdma_rkey_req, embedded by the ULP) takes MRs from it, maps each
+ * with rdma_map_sg_rkey() and chains the registrations before the ULP's
+ * Send.  It is retired in one of three ways, and in each the keys are dead
+ * before the memory and the MRs are given back and the request's done
+ * callback runs:
+ *
+ *  - with the reply, a key the peer invalidated (SEND_WITH_INV, checked by
+ *    rdma_mr_check_remote_inv()) is dead already;
+ *  - the other keys get one chain of LOCAL_INVs whose last WR is signaled:
+ *    the MRs come back in its completion;
+ *  - without a reply (error, timeout, lost connection), or when the
+ *    invalidation failed, the set's work drains the send queue if the
+ *    request was posted in part, then deregisters and replaces each MR's
+ *    device MR (mrcore_pool_kill_return()), which kills its key whatever
+ *    state it was in, and completes the request with -EIO.
+ */
+#include "mrcore_internal.h"
+
+/* The scatterlists the core built for the request's MRs. */
+static void mrcore_rkey_release(struct rdma_rkey_req *req)
+{
+	u32 i;
+
+	for (i = 0; i < req->nr_mrs; i++) {
+		kfree(req->sgl[i]);
+		req->sgl[i] = NULL;
+	}
+	req->nr_mrs = 0;
+}
+
+static void mrcore_rkey_retire_work(struct work_struct *work)
+{
+	struct rdma_rkey_set *set = container_of(work, struct rdma_rkey_set,
+						 retire_work);
+	struct rdma_rkey_req *req;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&set->lock, flags);
+	while (!list_empty(&set->retiring)) {
+		req = list_first_entry(&set->retiring, struct rdma_rkey_req,
+				       entry);
+		list_del_init(&req->entry);
+		spin_unlock_irqrestore(&set->lock, flags);
+
+		/* No WR the driver took may still name a replaced MR. */
+		if (req->drain)
+			ib_drain_sq(set->pool->info.qp);
+		for (i = 0; i < req->nr_mrs; i++)
+			mrcore_pool_kill_return(set->pool, req->mrs[i]);
+		mrcore_rkey_release(req);
+		req->done(req, -EIO);
+
+		spin_lock_irqsave(&set->lock, flags);
+	}
+	spin_unlock_irqrestore(&set->lock, flags);
+}
+
+/*
+ * The state of the request's keys is unknown: the set's work kills them by
+ * deregistration, in process context, and completes the request.
+ */
+static void mrcore_rkey_retire_later(struct rdma_rkey_req *req)
+{
+	struct rdma_rkey_set *set = req->set;
+	unsigned long flags;
+
+	spin_lock_irqsave(&set->lock, flags);
+	list_add_tail(&req->entry, &set->retiring);
+	spin_unlock_irqrestore(&set->lock, flags);
+	queue_work(mrcore_wq, &set->retire_work);
+}
+
+/* Every key is dead: release the memory, give the MRs back, complete. */
+static void mrcore_rkey_finish(struct rdma_rkey_req *req)
+{
+	u32 i;
+
+	for (i = 0; i < req->nr_mrs; i++) {
+		if (WARN_ON_ONCE(rdma_unmap_mr(req->mrs[i]))) {
+			/* Cannot happen for a dead key; be safe. */
+			mrcore_rkey_retire_later(req);
+			return;
+		}
+	}
+	for (i = 0; i < req->nr_mrs; i++)
+		mrcore_pool_return(req->set->pool, req->mrs[i], true);
+	mrcore_rkey_release(req);
+	req->done(req, 0);
+}
+
+static void mrcore_rkey_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdma_rkey_req *req = container_of(wc->wr_cqe,
+						 struct rdma_rkey_req, inv_cqe);
+
+	if (wc->status == IB_WC_SUCCESS)
+		mrcore_rkey_finish(req);
+	else
+		mrcore_rkey_retire_later(req);
+}
+
+/**
+ * rdma_rkey_set_create() - the rkey MRs of a QP
+ * @qp: the QP the requests' registrations, Sends and invalidations are
+ *	posted on; its PD is the MRs'.
+ * @nr_mrs: MRs of the set: keys advertised at once over all requests.
+ * @max_pages: pages one MR maps at most.
+ *
+ * Size the send queue for one registration and one invalidation per MR,
+ * besides the ULP's own WRs.  The QP must outlive the set: the set's work
+ * posts on it and drains it.
+ *
+ * Context: Process context; may sleep.
+ * Return: the set, or an ERR_PTR(): -EINVAL for a NULL @qp or a zero
+ * count; -ENOMEM; or the error of rdma_create_mr() (e.g. -E2BIG when the
+ * device cannot map @max_pages pages in one MR, -EOPNOTSUPP when no
+ * backend serves it).  On error nothing is left allocated.
+ */
+struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
+					   u32 max_pages)
+{
+	struct rdma_rkey_set *set;
+	struct rdma_io_pool *pool;
+
+	if (!qp || !nr_mrs || !max_pages)
+		return ERR_PTR(-EINVAL);
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return ERR_PTR(-ENOMEM);
+	pool = mrcore_pool_alloc(qp, nr_mrs, max_pages, RDMA_MR_ROLE_RKEY);
+	if (IS_ERR(pool)) {
+		kfree(set);
+		return ERR_CAST(pool);
+	}
+	set->pool = pool;
+	spin_lock_init(&set->lock);
+	INIT_LIST_HEAD(&set->retiring);
+	INIT_WORK(&set->retire_work, mrcore_rkey_retire_work);
+	return set;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_create, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_set_destroy() - free a set and its MRs
+ * @set: the set, or %NULL.
+ *
+ * Waits for the requests being retired.  Every request must have completed
+ * (its done callback ran); an MR a request still holds is a caller bug that
+ * warns once and is left to it.  Call before the QP is destroyed and its
+ * PD freed.
+ *
+ * Context: Process context; may sleep.
+ */
+void rdma_rkey_set_destroy(struct rdma_rkey_set *set)
+{
+	if (!set)
+		return;
+	flush_work(&set->retire_work);
+	rdma_io_pool_destroy(set->pool);
+	kfree(set);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_destroy, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_set_size() - MRs a set owns
+ * @set: the set.
+ *
+ * Fewer than it was created with when no new device MR could replace the
+ * one of an MR whose key had to be killed (counted as ``pool_shrunk``).
+ *
+ * Context: Any context.
+ * Return: the number of MRs, free or held by requests.
+ */
+u32 rdma_rkey_set_size(const struct rdma_rkey_set *set)
+{
+	return rdma_io_pool_size(set->pool);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_size, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_set_drain() - wait until the requests being retired are done
+ * @set: the set.
+ *
+ * Runs what the set's work has queued: the retiring of requests without a
+ * reply, whose done callbacks have run when this returns.
+ *
+ * Context: Process context; may sleep.
+ * Return: MRs free in the set afterwards.
+ */
+u32 rdma_rkey_set_drain(struct rdma_rkey_set *set)
+{
+	flush_work(&set->retire_work);
+	return rdma_io_pool_drain(set->pool);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_drain, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_req_init() - start a request
+ * @req: the request, embedded in the ULP's own.
+ * @set: the set of the QP the request is posted on.
+ * @send_wr: the ULP's Send WR that advertises the keys (its payload may be
+ *	written once they are mapped), or %NULL; the registrations are
+ *	chained in front of it.  It must stay valid until
+ *	rdma_rkey_req_post() returned.
+ * @done: called once when every key of the request is dead and its memory
+ *	the ULP's again: with 0, or -EIO if the keys were killed by
+ *	deregistration.  Runs in the send CQ's completion context, in the
+ *	set's work, or within rdma_rkey_req_retire().
+ *
+ * Context: Any context.
+ */
+void rdma_rkey_req_init(struct rdma_rkey_req *req, struct rdma_rkey_set *set,
+			struct ib_send_wr *send_wr,
+			void (*done)(struct rdma_rkey_req *req, int status))
+{
+	req->set = set;
+	req->first = send_wr;
+	req->done = done;
+	req->nr_mrs = 0;
+	req->drain = false;
+	req->inv_cqe.done = mrcore_rkey_inv_done;
+	INIT_LIST_HEAD(&req->entry);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_init, RDMA_MRCORE);
+
+/*
+ * Take an MR and map @sg into it; @own: the core built @sg and frees it
+ * when the MR is given back, or now if the map failed.
+ */
+static int mrcore_rkey_map(struct rdma_rkey_req *req, struct scatterlist *sg,
+			   unsigned int sg_nents, bool own,
+			   unsigned int remote_ops, u32 *rkey, u64 *iova)
+{
+	struct rdma_io_pool *pool = req->set->pool;
+	struct rdma_mr *mr;
+	int ret;
+
+	if (req->nr_mrs == RDMA_RKEY_REQ_MAX_MRS)
+		ret = -EMSGSIZE;
+	else
+		ret = mrcore_pool_take(pool, &mr, 1);
+	if (!ret) {
+		ret = rdma_map_sg_rkey(rkey, iova, mr, sg, sg_nents,
+				       remote_ops, &req->first);
+		if (ret)
+			mrcore_pool_return(pool, mr, true);
+	}
+	if (ret) {
+		if (own)
+			kfree(sg);
+		return ret;
+	}
+	req->mrs[req->nr_mrs] = mr;
+	req->sgl[req->nr_mrs] = own ? sg : NULL;
+	req->nr_mrs++;
+	return 0;
+}
+
+/**
+ * rdma_rkey_map_sg() - advertise a scatterlist in one MR of the set
+ * @req: the request.
+ * @sg: the memory, a CPU scatterlist; it must stay valid until the
+ *	request's done callback ran.
+ * @sg_nents: entries of @sg.
+ * @remote_ops: RDMA_MR_REMOTE_* operations the peer may perform.
+ * @rkey: the key to advertise, on success.
+ * @iova: the address to advertise with it, on success.
+ *
+ * rdma_map_sg_rkey() on an MR of the request's set: the peer gets exactly
+ * @remote_ops on exactly the bytes of @sg, and the registration is chained
+ * in front of the request's first WR.
+ *
+ * Context: Any context; the caller serializes calls on one request.  Every
+ * 256th mapping of an MR allocates a device MR: process context.
+ * Return: 0; -EINVAL for a NULL argument or a request without a set;
+ * -EMSGSIZE if the request holds %RDMA_RKEY_REQ_MAX_MRS MRs; -EAGAIN if
+ * the set has no free MR; or the error of rdma_map_sg_rkey() (-E2BIG if
+ * @sg spans more pages than one MR maps).  On error the request holds what
+ * it held before.
+ */
+int rdma_rkey_map_sg(struct rdma_rkey_req *req, struct scatterlist *sg,
+		     unsigned int sg_nents, unsigned int remote_ops, u32 *rkey,
+		     u64 *iova)
+{
+	if (!req || !req->set || !sg || !sg_nents || !rkey || !iova)
+		return -EINVAL;
+	return mrcore_rkey_map(req, sg, sg_nents, false, remote_ops, rkey,
+			       iova);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_map_sg, RDMA_MRCORE);
+
+/*
+ * Where the bytes come from: bio_vecs, or pages (each a whole page, as
+ * one bio_vec of PAGE_SIZE bytes would be).
+ */
+struct mrcore_rkey_src {
+	const struct bio_vec *bvecs;
+	struct page **pages;
+	u32 nr;
+};
+
+/*
+ * Walk @iter over @src for what one MR of @max_pages pages maps: up to a
+ * hole (where a page list cannot go on: two pieces that neither continue
+ * each other nor meet on a page boundary) or the MR's last page, filling
+ * @sgl if given.  Returns the number of pieces, @iter advanced past them,
+ * or -EINVAL for an iterator that does not fit the source.
+ */
+static int mrcore_rkey_walk(const struct mrcore_rkey_src *src,
+			    struct bvec_iter *iter, u32 max_pages,
+			    struct scatterlist *sgl)
+{
+	u32 pages = 0, last_end = 0;
+	struct page *last = NULL;
+	int n = 0;
+
+	while (iter->bi_size) {
+		u32 off, len, bv_len, done = iter->bi_bvec_done;
+		struct page *page;
+		bool shared;
+		u64 room;
+
+		if (iter->bi_idx >= src->nr)
+			return -EINVAL;
+		if (src->bvecs) {
+			const struct bio_vec *bv = &src->bvecs[iter->bi_idx];
+
+			page = bv->bv_page;
+			off = bv->bv_offset;
+			bv_len = bv->bv_len;
+		} else {
+			page = src->pages[iter->bi_idx];
+			off = 0;
+			bv_len = PAGE_SIZE;
+		}
+		if (done >= bv_len)
+			return -EINVAL;
+		len = min(bv_len - done, iter->bi_size);
+		off += done;
+		page = nth_page(page, off >> PAGE_SHIFT);
+		off = offset_in_page(off);
+		/* Going on where the last piece ended, inside its page. */
+		shared = n && page == last && off == last_end;
+		if (n && !shared && (last_end != PAGE_SIZE || off))
+			break;
+		room = (u64)(max_pages - pages + shared) * PAGE_SIZE - off;
+		if (!room)
+			break;
+		len = min_t(u64, len, room);
+		if (sgl)
+			sg_set_page(&sgl[n], page, len, off);
+		pages += DIV_ROUND_UP(off + len, PAGE_SIZE) - shared;
+		last = nth_page(page, (off + len - 1) >> PAGE_SHIFT);
+		last_end = offset_in_page(off + len - 1) + 1;
+		n++;
+		iter->bi_size -= len;
+		iter->bi_bvec_done += len;
+		if (iter->bi_bvec_done == bv_len) {
+			iter->bi_idx++;
+			iter->bi_bvec_done = 0;
+		}
+	}
+	return n;
+}
+
+/* One MR's worth of @src from @iter; @iter and *@len move on success. */
+static int mrcore_rkey_map_src(struct rdma_rkey_req *req,
+			       const struct mrcore_rkey_src *src,
+			       struct bvec_iter *iter, unsigned int remote_ops,
+			       u32 *rkey, u64 *iova, u32 *len)
+{
+	u32 max_pages = req->set->pool->mr_pages;
+	struct bvec_iter it = *iter;
+	struct scatterlist *sgl;
+	int n, ret;
+
+	n = mrcore_rkey_walk(src, &it, max_pages, NULL);
+	if (n <= 0)
+		return -EINVAL;
+	sgl = kmalloc_array(n, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, n);
+	it = *iter;
+	mrcore_rkey_walk(src, &it, max_pages, sgl);
+	ret = mrcore_rkey_map(req, sgl, n, true, remote_ops, rkey, iova);
+	if (ret)
+		return ret;
+	*len = iter->bi_size - it.bi_size;
+	*iter = it;
+	return 0;
+}
+
+/**
+ * rdma_rkey_map_bvec() - advertise bio_vecs, one MR's worth
+ * @req: the request.
+ * @bvecs: the memory; only read during the call.
+ * @nr_bvec: entries of @bvecs.
+ * @iter: the bytes of @bvecs still to advertise: from @iter->bi_idx and
+ *	@iter->bi_bvec_done on, @iter->bi_size of them.  Advanced past the
+ *	bytes mapped, on success.
+ * @remote_ops: RDMA_MR_REMOTE_* operations the peer may perform.
+ * @rkey: the key to advertise, on success.
+ * @iova: the address to advertise with it, on success.
+ * @len: the bytes it covers, on success: as many as one MR of the set
+ *	maps from @iter on, up to a hole.
+ *
+ * Map in a loop while @iter->bi_size is not 0, one segment (key, address,
+ * length) each time.  A segment ends where the MR's pages end, or at a
+ * hole: two neighbouring bio_vecs that neither continue each other nor
+ * meet on a page boundary (a page list cannot describe them), where the
+ * next segment starts.  The core describes the bytes with a scatterlist
+ * of its own, one entry per bio_vec, which it frees when the request is
+ * retired; the pages must stay the ULP's until the done callback ran.
+ *
+ * Context: Process context (allocates); the caller serializes calls on one
+ * request.
+ * Return: 0; -EINVAL for a NULL argument, a request without a set, a zero
+ * @iter->bi_size, or an @iter that does not fit @bvecs (past their end, at
+ * or past the end of its bio_vec, over an empty one); -ENOMEM; or the
+ * errors of rdma_rkey_map_sg().  On error @iter and the request are
+ * unchanged.
+ */
+int rdma_rkey_map_bvec(struct rdma_rkey_req *req, const struct bio_vec *bvecs,
+		       u32 nr_bvec, struct bvec_iter *iter,
+		       unsigned int remote_ops, u32 *rkey, u64 *iova, u32 *len)
+{
+	const struct mrcore_rkey_src src = { .bvecs = bvecs, .nr = nr_bvec };
+
+	if (!req || !req->set || !bvecs || !iter || !rkey || !iova || !len)
+		return -EINVAL;
+	return mrcore_rkey_map_src(req, &src, iter, remote_ops, rkey, iova,
+				   len);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_map_bvec, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_map_pages() - advertise bytes of a page array, one MR's worth
+ * @req: the request.
+ * @pages: the pages (an xdr_buf's page array); only read during the call.
+ * @offset: where the bytes start, counted from the first byte of the first
+ *	page.
+ * @len: bytes still to advertise.
+ * @remote_ops: RDMA_MR_REMOTE_* operations the peer may perform.
+ * @rkey: the key to advertise, on success.
+ * @iova: the address to advertise with it, on success.
+ * @mapped: the bytes it covers, on success: @len, or as many as one MR of
+ *	the set maps from @offset on (up to the end of its last page).
+ *
+ * rdma_rkey_map_bvec() for memory held as an array of whole pages: map in
+ * a loop, @offset and @len moving by the bytes mapped each time.  @pages
+ * must hold every page up to @offset + @len.
+ *
+ * Context: As rdma_rkey_map_bvec().
+ * Return: as rdma_rkey_map_bvec(); -EINVAL also for a NULL @pages or a
+ * zero @len.
+ */
+int rdma_rkey_map_pages(struct rdma_rkey_req *req, struct page **pages,
+			u32 offset, u32 len, unsigned int remote_ops, u32 *rkey,
+			u64 *iova, u32 *mapped)
+{
+	const struct mrcore_rkey_src src = { .pages = pages, .nr = U32_MAX };
+	struct bvec_iter iter = {
+		.bi_size = len,
+		.bi_idx = offset >> PAGE_SHIFT,
+		.bi_bvec_done = offset_in_page(offset),
+	};
+
+	if (!req || !req->set || !pages || !rkey || !iova || !mapped)
+		return -EINVAL;
+	return mrcore_rkey_map_src(req, &src, &iter, remote_ops, rkey, iova,
+				   mapped);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_map_pages, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_req_post() - post the registrations and the ULP's Send
+ * @req: the request, its memory mapped and the Send's payload written.
+ *
+ * One ib_post_send() of the chain.  Post the Receive for the reply first.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for a NULL @req, one without a set, or with nothing
+ * to post; the driver's error if it took none of the chain; or
+ * -EINPROGRESS if it took only part of it (registrations that may run).
+ * After an error end the request with rdma_rkey_req_retire(@req, %NULL),
+ * which drains the send queue first when the post was partial.
+ */
+int rdma_rkey_req_post(struct rdma_rkey_req *req)
+{
+	int ret;
+
+	if (!req || !req->set || !req->first)
+		return -EINVAL;
+	ret = mrcore_post_chain(req->set->pool->info.qp, req->first);
+	req->drain = ret == -EINPROGRESS;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_req_retire() - kill a request's keys and complete it
+ * @req: the request.
+ * @reply_wc: the Receive completion of the peer's reply; or %NULL if no
+ *	reply will come: the request was never posted, the post failed, the
+ *	reply timed out or the connection is lost.
+ *
+ * With a successful reply, a key the peer invalidated with SEND_WITH_INV
+ * (%IB_WC_WITH_INVALIDATE naming it, rdma_mr_check_remote_inv()) is dead;
+ * every other key is invalidated locally, in one chain whose last WR is
+ * signaled, and the MRs come back with its completion.  The done callback
+ * runs once every key is dead: here if none was left (or the backend
+ * invalidates synchronously), else from that completion.
+ *
+ * Without a reply, or if the invalidation could not be posted or failed,
+ * the set's work drains the send queue if the request's post was partial,
+ * then deregisters every MR of the request, which kills its key whatever
+ * happened, gives it a new device MR, releases the memory, and calls done
+ * with -EIO.  No WR of the request may still be queued then (the reply's
+ * arrival, or the completion of the ULP's Send, says the registrations
+ * ran; otherwise drain or destroy the QP first), except after a partial
+ * post, which the work drains itself.
+ *
+ * The request is the core's until its done callback ran.
+ *
+ * Context: Any context.
+ */
+void rdma_rkey_req_retire(struct rdma_rkey_req *req,
+			  const struct ib_wc *reply_wc)
+{
+	struct ib_send_wr *first = NULL, *prev;
+	bool signaled = false;
+	u32 i;
+	int ret;
+
+	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS)
+		goto later;
+	for (i = 0; i < req->nr_mrs; i++)
+		if (!rdma_mr_check_remote_inv(req->mrs[i], reply_wc))
+			break;
+	/* Built from the last MR back, so that the signaled WR runs last. */
+	for (i = req->nr_mrs; i-- > 0;) {
+		struct rdma_mr *mr = req->mrs[i];
+
+		if (mr->state != RDMA_MR_MAPPED)
+			continue;
+		prev = first;
+		rdma_mr_set_cqe(mr, signaled ? NULL : &req->inv_cqe);
+		ret = rdma_invalidate_mr(mr, &first);
+		rdma_mr_set_cqe(mr, NULL);
+		if (ret)
+			goto later;
+		/* A backend that invalidates synchronously posts nothing. */
+		signaled |= first != prev;
+	}
+	if (!first) {
+		mrcore_rkey_finish(req);
+		return;
+	}
+	ret = mrcore_post_chain(req->set->pool->info.qp, first);
+	if (!ret)
+		return;
+	/* In part: the last, signaled WR was not taken. */
+	req->drain |= ret == -EINPROGRESS;
+later:
+	mrcore_rkey_retire_later(req);
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_retire, RDMA_MRCORE);

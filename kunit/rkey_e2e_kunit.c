@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suites mrcore_rkey_siw and mrcore_rkey_rxe: the rkey MR set
+ * (core/rkey.c) on the real drivers.  The pair's active end is the ULP
+ * that advertises memory: a request of its set maps a scatterlist,
+ * bio_vecs or a page array, and its call (a SEND behind the
+ * registrations) goes to the passive end, the peer, which READs or WRITEs
+ * every advertised segment with the READ/WRITE helper; the bytes are
+ * checked one by one against the position-unique pattern.  The peer's
+ * reply (a SEND, or a SEND_WITH_INV of one key) retires the request, or
+ * none comes.  On every path the done callback runs once every key is
+ * dead, and the attacker of mrcore_keys_* (a peer on another connection
+ * to the same PD) is refused through each key.
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/mrcore.h>
+
+#include "e2e_suite.h"
+#include "io_e2e.h"
+
+#define RK_MAX_KEYS	RDMA_RKEY_REQ_MAX_MRS
+#define RK_SEED		0x30001
+
+/**
+ * struct rk_test - a connection whose active end advertises memory
+ * @pair: the pair; the active end holds the set, the passive end is the
+ *	peer.
+ * @set: the active end's rkey set.
+ * @peer_pool: the peer's READ/WRITE helper pool.
+ * @call: the ULP's Send that carries the keys, behind the registrations.
+ * @call_sent: its completion.
+ * @call_rx: the peer's Receive of it.
+ * @reply_rx: the active end's Receive of the reply.
+ */
+struct rk_test {
+	struct mrcore_e2e_pair *pair;
+	struct rdma_rkey_set *set;
+	struct rdma_io_pool *peer_pool;
+	struct ib_send_wr call;
+	struct mrcore_e2e_wait call_sent;
+	struct keys_recv call_rx;
+	struct keys_recv reply_rx;
+};
+
+/**
+ * struct rk_req - a request as a ULP embeds one
+ * @rk: the request.
+ * @done: completed by its done callback.
+ * @status: the status it got.
+ * @calls: how often it ran.
+ * @keys: the segments advertised: key, address.
+ * @off: where each starts in the memory.
+ * @len: its bytes.
+ * @nr_keys: entries of @keys.
+ */
+struct rk_req {
+	struct rdma_rkey_req rk;
+	struct completion done;
+	int status;
+	int calls;
+	struct keys_named keys[RK_MAX_KEYS];
+	u32 off[RK_MAX_KEYS];
+	u32 len[RK_MAX_KEYS];
+	unsigned int nr_keys;
+};
+
+static void rk_done(struct rdma_rkey_req *rk, int status)
+{
+	struct rk_req *r = container_of(rk, struct rk_req, rk);
+
+	r->status = status;
+	r->calls++;
+	complete(&r->done);
+}
+
+static void rk_set_release(void *set)
+{
+	rdma_rkey_set_destroy(set);
+}
+
+/* A pair and a set of @nr_mrs MRs of @max_pages pages on its active end. */
+static struct rk_test *rk_setup(struct kunit *test, u32 nr_mrs, u32 max_pages)
+{
+	struct rk_test *t;
+	int ret;
+
+	/* Freed after the pair: a completion may come until its CQ goes. */
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->pair = io_pair(test);
+	t->set = rdma_rkey_set_create(t->pair->active.qp, nr_mrs, max_pages);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->set));
+	ret = kunit_add_action_or_reset(test, rk_set_release, t->set);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	t->peer_pool = io_pool(test, &t->pair->passive, 1, max_pages + 1);
+	return t;
+}
+
+static void rk_req_init(struct rk_test *t, struct rk_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	init_completion(&r->done);
+	memset(&t->call, 0, sizeof(t->call));
+	mrcore_e2e_wait_init(&t->call_sent);
+	t->call.opcode = IB_WR_SEND;
+	t->call.wr_cqe = &t->call_sent.cqe;
+	t->call.send_flags = IB_SEND_SIGNALED;
+	rdma_rkey_req_init(&r->rk, t->set, &t->call, rk_done);
+}
+
+/* Note a segment the request advertised. */
+static void rk_add(struct rk_req *r, u32 key, u64 iova, u32 off, u32 len)
+{
+	r->keys[r->nr_keys] = (struct keys_named){ .key = key, .iova = iova };
+	r->off[r->nr_keys] = off;
+	r->len[r->nr_keys++] = len;
+}
+
+static int rk_post_recv(struct mrcore_e2e_side *side, struct keys_recv *rx)
+{
+	struct ib_recv_wr wr = { .wr_cqe = &rx->cqe };
+
+	init_completion(&rx->done);
+	rx->cqe.done = keys_recv_done;
+	return ib_post_recv(side->qp, &wr, NULL);
+}
+
+static void rk_wait_recv(struct kunit *test, struct keys_recv *rx)
+{
+	KUNIT_ASSERT_GT_MSG(test,
+			    wait_for_completion_timeout(&rx->done,
+							msecs_to_jiffies(IO_TIMEOUT_MS)),
+			    0, "no message arrived");
+	KUNIT_ASSERT_EQ(test, rx->wc.status, IB_WC_SUCCESS);
+}
+
+/* Both Receives, then the registrations and the call; the peer has it. */
+static void rk_post(struct kunit *test, struct rk_test *t, struct rk_req *r)
+{
+	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->passive, &t->call_rx));
+	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->active, &t->reply_rx));
+	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_req_post(&r->rk));
+	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
+			mrcore_e2e_wait_done(&t->pair->active, &t->call_sent,
+					     IO_TIMEOUT_MS));
+	rk_wait_recv(test, &t->call_rx);
+}
+
+/* Byte k of @buf is byte @at + k of the pattern of @seed. */
+static void rk_fill_at(struct mrcore_e2e_buf *buf, u32 seed, u32 at)
+{
+	size_t k;
+
+	for (k = 0; k < buf->len; k++)
+		*mrcore_e2e_buf_byte(buf, k) = mrcore_e2e_pattern(seed, at + k);
+}
+
+static void rk_expect_at(struct kunit *test, struct mrcore_e2e_buf *buf,
+			 u32 seed, u32 at)
+{
+	size_t k;
+
+	for (k = 0; k < buf->len; k++) {
+		u8 got = *mrcore_e2e_buf_byte(buf, k);
+
+		if (got != mrcore_e2e_pattern(seed, at + k)) {
+			KUNIT_FAIL(test, "byte %zu of the copy from %u: 0x%02x, want 0x%02x",
+				   k, at, got, mrcore_e2e_pattern(seed, at + k));
+			return;
+		}
+	}
+}
+
+/*
+ * The peer moves every segment with the helper: READs it into memory of
+ * its own (checked against the pattern @mem holds), or WRITEs the
+ * pattern's bytes into it (@mem checked whole afterwards, guards too).
+ */
+static void rk_peer_moves(struct kunit *test, struct rk_test *t,
+			  struct rk_req *r, struct mrcore_e2e_buf *mem,
+			  bool write)
+{
+	struct mrcore_e2e_side *peer = &t->pair->passive;
+	unsigned int i;
+
+	if (write)
+		mrcore_e2e_buf_poison(mem);
+	else
+		mrcore_e2e_buf_fill(mem, RK_SEED);
+	for (i = 0; i < r->nr_keys; i++) {
+		struct mrcore_e2e_buf b = {};
+		struct rdma_io_ctx ctx;
+		int st;
+
+		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&b, r->len[i], 0));
+		if (write)
+			rk_fill_at(&b, RK_SEED, r->off[i]);
+		st = rdma_io_ctx_init(&ctx, t->peer_pool, b.sg, b.nents, 0,
+				      r->keys[i].iova, r->keys[i].key,
+				      write ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		if (st > 0)
+			st = io_run(test, peer, &ctx);
+		KUNIT_EXPECT_EQ_MSG(test, st, IB_WC_SUCCESS,
+				    "the peer's %s of segment %u",
+				    write ? "WRITE" : "READ", i);
+		if (!write && !st)
+			rk_expect_at(test, &b, RK_SEED, r->off[i]);
+		mrcore_e2e_buf_free(&b);
+	}
+	if (write)
+		mrcore_e2e_expect_data(test, mem, 0, mem->len, RK_SEED,
+				       "memory the peer wrote through the keys");
+}
+
+/*
+ * The peer's reply: a SEND, or with @inv a SEND_WITH_INV of key @inv_key;
+ * returns the active end's Receive completion of it.
+ */
+static const struct ib_wc *rk_reply(struct kunit *test, struct rk_test *t,
+				    bool inv, u32 inv_key)
+{
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct mrcore_e2e_wait w;
+
+	if (inv)
+		KUNIT_ASSERT_EQ(test, 0, rdma_send_with_inv(&send, inv_key));
+	mrcore_e2e_wait_init(&w);
+	send.wr_cqe = &w.cqe;
+	send.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
+			mrcore_e2e_post(&t->pair->passive, &send, &w,
+					IO_TIMEOUT_MS));
+	rk_wait_recv(test, &t->reply_rx);
+	KUNIT_EXPECT_EQ(test, !!(t->reply_rx.wc.wc_flags &
+				 IB_WC_WITH_INVALIDATE), (int)inv);
+	return &t->reply_rx.wc;
+}
+
+/*
+ * Retire with @wc (or without a reply), wait for done, expect @status,
+ * the MRs back and every key dead for the attacker.
+ */
+static void rk_retire(struct kunit *test, struct rk_test *t, struct rk_req *r,
+		      const struct ib_wc *wc, int status,
+		      struct mrcore_e2e_buf *mem, const char *what)
+{
+	rdma_rkey_req_retire(&r->rk, wc);
+	KUNIT_ASSERT_GT_MSG(test,
+			    wait_for_completion_timeout(&r->done,
+							msecs_to_jiffies(IO_TIMEOUT_MS)),
+			    0, "the request was never done");
+	KUNIT_EXPECT_EQ(test, r->status, status);
+	KUNIT_EXPECT_EQ(test, r->calls, 1);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set),
+			rdma_rkey_set_size(t->set));
+	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, mem, what);
+}
+
+/* A scatterlist of 8 scattered pages in one MR; the peer WRITEs it. */
+static struct rk_req *rk_map_sg(struct kunit *test, struct rk_test *t,
+				struct io_local *l)
+{
+	struct rk_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	u32 key;
+	u64 iova;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rk_req_init(t, r);
+	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_map_sg(&r->rk, l->sg, l->nents,
+						  RDMA_MR_REMOTE_WRITE, &key,
+						  &iova));
+	rk_add(r, key, iova, 0, l->len);
+	return r;
+}
+
+/* The peer invalidated the one key: done runs within the retire. */
+static void rkey_remote_inv(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 2, 8);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_8_PAGES]);
+	struct rk_req *r = rk_map_sg(test, t, l);
+	const struct ib_wc *wc;
+
+	rk_post(test, t, r);
+	rk_peer_moves(test, t, r, &l->buf, true);
+	wc = rk_reply(test, t, true, r->keys[0].key);
+	rdma_rkey_req_retire(&r->rk, wc);
+	KUNIT_EXPECT_EQ_MSG(test, r->calls, 1,
+			    "the MR did not come back within the retire");
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), 2u);
+	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, &l->buf,
+			 "memory of a remotely invalidated request");
+}
+
+/*
+ * A page array split into MRs of 8 pages from an offset (as an NFS
+ * client's chunk); the peer READs every segment; a reply that invalidates
+ * nothing: the LOCAL_INVs' completion gives the MRs back.
+ */
+static void rkey_local_inv_pages(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 4, 8);
+	struct mrcore_e2e_buf *mem;
+	struct rk_req *r;
+	u32 off = 100, len = 20 * PAGE_SIZE - 300;
+
+	mem = &io_local_create(test, &mrcore_shapes[SHAPE_32_PAGES])->buf;
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rk_req_init(t, r);
+	while (len) {
+		u32 key, n;
+		u64 iova;
+
+		KUNIT_ASSERT_EQ(test, 0, rdma_rkey_map_pages(&r->rk, mem->pages,
+							     off, len,
+							     RDMA_MR_REMOTE_READ,
+							     &key, &iova, &n));
+		rk_add(r, key, iova, off, n);
+		off += n;
+		len -= n;
+	}
+	KUNIT_EXPECT_EQ(test, r->nr_keys, 3u);
+	KUNIT_EXPECT_EQ(test, r->len[0], 8 * PAGE_SIZE - 100);
+	rk_post(test, t, r);
+	/* The peer's copies are checked against the pattern from byte 0. */
+	rk_peer_moves(test, t, r, mem, false);
+	rk_retire(test, t, r, rk_reply(test, t, false, 0), 0, mem,
+		  "memory of a locally invalidated request");
+}
+
+/*
+ * bio_vecs, one per page: MRs of 4 pages; the peer WRITEs them and
+ * invalidates the second key, the first gets a LOCAL_INV.
+ */
+static void rkey_bvec(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 2, 4);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_8_PAGES]);
+	struct bio_vec *bv = io_local_bvecs(test, l);
+	struct bvec_iter iter = { .bi_size = l->len };
+	struct rk_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rk_req_init(t, r);
+	while (iter.bi_size) {
+		u32 key, n, at = l->len - iter.bi_size;
+		u64 iova;
+
+		KUNIT_ASSERT_EQ(test, 0, rdma_rkey_map_bvec(&r->rk, bv, l->nents,
+							    &iter,
+							    RDMA_MR_REMOTE_WRITE,
+							    &key, &iova, &n));
+		rk_add(r, key, iova, at, n);
+	}
+	KUNIT_EXPECT_EQ(test, r->nr_keys, 2u);
+	rk_post(test, t, r);
+	rk_peer_moves(test, t, r, &l->buf, true);
+	rk_retire(test, t, r, rk_reply(test, t, true, r->keys[1].key), 0,
+		  &l->buf, "memory of a bio_vec request");
+}
+
+/* No reply (a timeout): the set's work kills the key, done gets -EIO. */
+static void rkey_no_reply(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 2, 8);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_8_PAGES]);
+	struct rk_req *r = rk_map_sg(test, t, l);
+
+	rk_post(test, t, r);
+	rk_peer_moves(test, t, r, &l->buf, true);
+	rk_retire(test, t, r, NULL, -EIO, &l->buf,
+		  "memory of a request without a reply");
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_size(t->set), 2u);
+}
+
+static void rk_disarm(void *point)
+{
+	rdma_mrcore_fault_arm(point, 0, 0);
+}
+
+/*
+ * The driver took the registration, not the call (the fault point post_wr
+ * refuses the second WR): -EINPROGRESS; the registration may run.  The
+ * retire without a reply drains the send queue, then kills the key.
+ */
+static void rkey_partial_post(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 2, 8);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_8_PAGES]);
+	struct rk_req *r = rk_map_sg(test, t, l);
+	int ret;
+
+	ret = kunit_add_action_or_reset(test, rk_disarm, (void *)"post_wr");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, rdma_mrcore_fault_arm("post_wr", 1, 1), 0);
+	ret = rdma_rkey_req_post(&r->rk);
+	rdma_mrcore_fault_arm("post_wr", 0, 0);
+	KUNIT_EXPECT_EQ(test, ret, -EINPROGRESS);
+	rk_retire(test, t, r, NULL, -EIO, &l->buf,
+		  "memory of a request posted in part");
+	KUNIT_EXPECT_EQ_MSG(test, mrcore_e2e_qp_state(&t->pair->active),
+			    IB_QPS_ERR, "the send queue was not drained");
+}
+
+static int rk_map_page(struct rk_req *r, struct io_local *l)
+{
+	u32 key;
+	u64 iova;
+
+	return rdma_rkey_map_sg(&r->rk, l->sg, 1, RDMA_MR_REMOTE_READ, &key,
+				&iova);
+}
+
+/*
+ * A set of RK_MAX_KEYS + 1 MRs: a request holds at most RK_MAX_KEYS
+ * (-EMSGSIZE), the next takes the last MR, then the set is empty
+ * (-EAGAIN).  Retired unposted, every MR comes back.
+ */
+static void rkey_exhaustion(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, RK_MAX_KEYS + 1, 1);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_1_PAGE]);
+	struct rk_req *r = kunit_kcalloc(test, 2, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	rk_req_init(t, &r[0]);
+	for (i = 0; i < RK_MAX_KEYS; i++)
+		KUNIT_ASSERT_EQ(test, 0, rk_map_page(&r[0], l));
+	KUNIT_EXPECT_EQ(test, rk_map_page(&r[0], l), -EMSGSIZE);
+	rk_req_init(t, &r[1]);
+	KUNIT_EXPECT_EQ(test, rk_map_page(&r[1], l), 0);
+	KUNIT_EXPECT_EQ(test, rk_map_page(&r[1], l), -EAGAIN);
+	for (i = 0; i < 2; i++)
+		rdma_rkey_req_retire(&r[i].rk, NULL);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), RK_MAX_KEYS + 1);
+	KUNIT_EXPECT_EQ(test, r[0].status, -EIO);
+	KUNIT_EXPECT_EQ(test, r[1].status, -EIO);
+}
+
+static struct kunit_case rkey_siw_cases[] = {
+	KUNIT_CASE(rkey_remote_inv),
+	KUNIT_CASE(rkey_local_inv_pages),
+	KUNIT_CASE(rkey_bvec),
+	KUNIT_CASE(rkey_no_reply),
+	KUNIT_CASE(rkey_partial_post),
+	KUNIT_CASE(rkey_exhaustion),
+	{}
+};
+
+static struct kunit_case rkey_rxe_cases[] = {
+	KUNIT_CASE(rkey_remote_inv),
+	KUNIT_CASE(rkey_local_inv_pages),
+	KUNIT_CASE(rkey_bvec),
+	KUNIT_CASE(rkey_no_reply),
+	KUNIT_CASE(rkey_partial_post),
+	KUNIT_CASE(rkey_exhaustion),
+	{}
+};
+
+static struct kunit_suite rkey_siw_suite = {
+	.name = "mrcore_rkey_siw",
+	.init = mrcore_e2e_siw_suite_init,
+	.test_cases = rkey_siw_cases,
+};
+
+static struct kunit_suite rkey_rxe_suite = {
+	.name = "mrcore_rkey_rxe",
+	.init = mrcore_e2e_rxe_suite_init,
+	.test_cases = rkey_rxe_cases,
+};
+
+kunit_test_suites(&rkey_siw_suite, &rkey_rxe_suite);
