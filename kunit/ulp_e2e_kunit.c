@@ -295,7 +295,7 @@ static void nfs_bad_input(struct kunit *test)
 						      MRCORE_NFS_READ_CHUNK,
 						      NULL, 0, PAGE_SIZE,
 						      &chunk), -EINVAL);
-	KUNIT_EXPECT_EQ(test, req->nr_mrs, 0u);
+	KUNIT_EXPECT_EQ(test, req->rk.nr_mrs, 0u);
 
 	mrcore_nfs_rpc_init(rpc, x->nfs_svc);
 	/* An empty chunk; then a chunk smaller than the payload. */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rdma-mrcore iSER-style adapter (mrcore_iser.ko): SCSI data movement of
- * iSER on top of the map API and the READ/WRITE helper.
+ * iSER on top of the rkey MR set and the READ/WRITE helper.
  *
- * Initiator: a task registers its data buffer for the target (data-in: the
- * target WRITEs into it; data-out: the target READs from it), which gives
- * the STag and VA of the iSER header, chained before the command's Send.
- * When the response arrives the STag is dead before the task completes:
- * invalidated by the target (SEND_WITH_INV) or else locally.
+ * Initiator, on the rkey MR set: a task registers its data buffer for the
+ * target (data-in: the target WRITEs into it; data-out: the target READs
+ * from it), which gives the STag and VA of the iSER header, chained before
+ * the command's Send.  When the response arrives the STag is dead before
+ * the task completes: invalidated by the target (SEND_WITH_INV) or else
+ * locally.
  *
  * Target: a command pulls data-out with RDMA READ, and pushes data-in with
  * RDMA WRITE chained before the response, which may invalidate the
@@ -18,7 +19,6 @@
 #ifndef _RDMA_MRCORE_ISER_H
 #define _RDMA_MRCORE_ISER_H
 
-#include <linux/workqueue.h>
 #include <rdma/mrcore.h>
 
 /**
@@ -39,24 +39,14 @@ struct mrcore_iser_target;
 /**
  * struct mrcore_iser_task - one SCSI task on the initiator; embedded by
  *	the ULP
- * @conn: the connection.
- * @mr: the MR of the data buffer, while registered.
- * @first: first WR to post: the registration, then the command's Send.
+ * @rk: the key of the data buffer, in the connection's rkey set.
  * @done: called once the STag is dead.
- * @status: 0, or -EIO when the STag had to be killed by deregistration.
- * @inv_cqe: completion entry of the local invalidation.
- * @work: retires an MR whose key is in an unknown state.
  *
  * Every field is private to the adapter.
  */
 struct mrcore_iser_task {
-	struct mrcore_iser_conn *conn;
-	struct rdma_mr *mr;
-	struct ib_send_wr *first;
+	struct rdma_rkey_req rk;
 	void (*done)(struct mrcore_iser_task *task, int status);
-	int status;
-	struct ib_cqe inv_cqe;
-	struct work_struct work;
 };
 
 struct mrcore_iser_conn *mrcore_iser_conn_create(struct ib_qp *qp,

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rdma-mrcore NFS-style adapter (mrcore_nfs.ko): RPC-over-RDMA chunks on
- * top of the map API and the READ/WRITE helper.
+ * top of the rkey MR set and the READ/WRITE helper.
  *
- * Client side (as xprtrdma): a request registers the pages of its chunks
- * for the server (read chunks: the server READs them; write and reply
- * chunks: the server WRITEs into them), the registrations are chained
- * before the call's Send, and when the reply arrives every key of the
- * request is dead before the request completes: the one the server
+ * Client side (as xprtrdma), on the rkey MR set: a request registers the
+ * pages of its chunks for the server (read chunks: the server READs them;
+ * write and reply chunks: the server WRITEs into them), the registrations
+ * are chained before the call's Send, and when the reply arrives every key
+ * of the request is dead before the request completes: the one the server
  * invalidated with SEND_WITH_INV is recognised, the others are invalidated
  * locally.
  *
@@ -22,11 +22,13 @@
 #define _RDMA_MRCORE_NFS_H
 
 #include <linux/scatterlist.h>
-#include <linux/workqueue.h>
 #include <rdma/mrcore.h>
 
-/* Segments one request (client) or one RPC (server) handles at most. */
-#define MRCORE_NFS_MAX_SEGS	8
+/*
+ * Segments one request (client) or one RPC (server) handles at most: on
+ * the client one MR each, the most an rkey set's request holds.
+ */
+#define MRCORE_NFS_MAX_SEGS	RDMA_RKEY_REQ_MAX_MRS
 
 /**
  * struct mrcore_nfs_segment - one registered run of bytes, as on the wire
@@ -67,31 +69,14 @@ struct mrcore_nfs_svc;
 
 /**
  * struct mrcore_nfs_req - one RPC on the client; embedded by the ULP
- * @clnt: the transport.
- * @first: first WR to post: the registrations, then the call's Send.
+ * @rk: the keys of the request's chunks, in the client's rkey set.
  * @done: called once every key of the request is dead.
- * @nr_mrs: MRs the request registered.
- * @mrs: the MRs, in the order of registration.
- * @sgt: the scatterlist of each MR.
- * @status: 0, or -EIO when a key had to be killed by deregistration.
- * @drain: the driver took the invalidations in part: drain the send queue
- *	before the MRs are deregistered.
- * @inv_cqe: completion entry of the last local invalidation.
- * @work: retires MRs whose keys are in an unknown state.
  *
  * Every field is private to the adapter.
  */
 struct mrcore_nfs_req {
-	struct mrcore_nfs_clnt *clnt;
-	struct ib_send_wr *first;
+	struct rdma_rkey_req rk;
 	void (*done)(struct mrcore_nfs_req *req, int status);
-	unsigned int nr_mrs;
-	struct rdma_mr *mrs[MRCORE_NFS_MAX_SEGS];
-	struct sg_table sgt[MRCORE_NFS_MAX_SEGS];
-	int status;
-	bool drain;
-	struct ib_cqe inv_cqe;
-	struct work_struct work;
 };
 
 struct mrcore_nfs_clnt *mrcore_nfs_clnt_create(struct ib_qp *qp, u32 max_mrs,
