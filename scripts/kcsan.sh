@@ -69,7 +69,10 @@ for g in "${globs[@]}"; do
 	if [ "$r" -eq 0 ]; then
 		echo "kcsan: $g: 0 KCSAN reports"
 	else
-		echo "kcsan: $g: $r KCSAN reports, see $dir/console.log"
+		echo "kcsan: $g: $r KCSAN reports, see $dir/console.log:"
+		# One line per distinct pair of functions, for the triage.
+		grep -o 'BUG: KCSAN: .*' "$dir/console.log" | sort | uniq -c |
+			sed 's/^/kcsan:   /'
 	fi
 done
 echo "kcsan: $pass passed, $fail failed, $reports KCSAN reports"
