@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the end-to-end suites of the READ/WRITE helper share (mrcore_io_*,
- * mrcore_flush_*, mrcore_soak_*): a connected pair, the far side's memory
- * under one rkey, local memory of a shape, a pool, and running one I/O.
+ * mrcore_flush_*, mrcore_soak_*, mrcore_keys_*, mrcore_stress_*): a
+ * connected pair, the far side's memory under one rkey, local memory of a
+ * shape, a pool, running one I/O, and the attacker's try of a key.
  * Everything is released by KUnit actions at the end of the test.
  */
 #ifndef _MRCORE_IO_E2E_H
@@ -65,5 +66,7 @@ int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
 		struct rdma_io_ctx *ctx);
 struct bio_vec *io_local_bvecs(struct kunit *test, const struct io_local *l);
 bool io_on_iwarp(struct kunit *test);
+bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
+		    enum ib_wr_opcode op, u32 key, u64 iova);
 
 #endif /* _MRCORE_IO_E2E_H */
