@@ -16,6 +16,7 @@
 #   make bench-vs-rw          mirror: instructions per I/O, mrcore vs ib_core's rdma_rw
 #   make mutants              planted bugs the fast layers must catch (not in check)
 #   make kunit                KUnit in QEMU only
+#   make kcsan                the race suites on the KCSAN kernel, 4 vCPUs (in soak)
 #   make test-kernel          build (or reuse) the cached test kernel
 
 SHELL := /bin/bash
@@ -115,7 +116,8 @@ demo:
 bench:
 	@scripts/bench.sh
 
-# The KCSAN flavour (kunit/kcsan-kernel.config, 4 vCPUs); not yet in soak.
+# The KCSAN flavour (kunit/kcsan-kernel.config, 4 vCPUs); make soak runs it
+# too, make check does not.
 kcsan:
 	@scripts/kcsan.sh
 

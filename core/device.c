@@ -182,19 +182,25 @@ static void mrcore_device_sum(struct mrcore_device *mdev,
 	u32 i, c;
 
 	memset(sum, 0, sizeof(*sum));
+	/*
+	 * Other CPUs add to their counters while this reads them: each read
+	 * is marked, so that it is one whole load of the counter (no tear,
+	 * no refetch) and the race with this_cpu_add() is the intended one.
+	 */
 	for_each_possible_cpu(cpu) {
 		const struct mrcore_device_stats *s =
 			per_cpu_ptr(mdev->stats, cpu);
 
 		for (i = 0; i < MRCORE_STAT_NR; i++)
-			sum->v[i] += s->v[i];
+			sum->v[i] += READ_ONCE(s->v[i]);
 		for (i = 0; i < MRCORE_DEVICE_SLOTS; i++) {
 			for (c = 0; c < MRCORE_CLASS_NR; c++)
-				sum->by_backend[i][c] += s->by_backend[i][c];
+				sum->by_backend[i][c] +=
+					READ_ONCE(s->by_backend[i][c]);
 			/* Every I/O is counted once, by its backend. */
 			sum->v[MRCORE_STAT_IOS] +=
-				s->by_backend[i][MRCORE_CLASS_READ] +
-				s->by_backend[i][MRCORE_CLASS_WRITE];
+				READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
+				READ_ONCE(s->by_backend[i][MRCORE_CLASS_WRITE]);
 		}
 	}
 }
@@ -217,12 +223,13 @@ u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat)
 		const struct mrcore_device_stats *s =
 			per_cpu_ptr(mdev->stats, cpu);
 
-		v += s->v[stat];
+		/* Marked: see mrcore_device_sum(). */
+		v += READ_ONCE(s->v[stat]);
 		if (stat != MRCORE_STAT_IOS)
 			continue;
 		for (i = 0; i < MRCORE_DEVICE_SLOTS; i++)
-			v += s->by_backend[i][MRCORE_CLASS_READ] +
-			     s->by_backend[i][MRCORE_CLASS_WRITE];
+			v += READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
+			     READ_ONCE(s->by_backend[i][MRCORE_CLASS_WRITE]);
 	}
 	return v;
 }
@@ -422,8 +429,9 @@ long rdma_mrcore_dma_maps_live(void)
 	long n = 0;
 	int cpu;
 
+	/* Marked: other CPUs may map and unmap meanwhile (see above). */
 	for_each_possible_cpu(cpu)
-		n += per_cpu(mrcore_dma_live, cpu);
+		n += READ_ONCE(per_cpu(mrcore_dma_live, cpu));
 	return n;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_mrcore_dma_maps_live, RDMA_MRCORE);

@@ -979,6 +979,29 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
 				       ctx->nr_mrs);
 }
 
+/* What a failed I/O, or one with MRs, gives back before its mapping. */
+static noinline void mrcore_io_release(struct rdma_io_ctx *ctx,
+				       const struct ib_wc *wc, bool ok)
+{
+	if (!ok)
+		mrcore_io_failed(ctx, wc);
+	switch (ctx->kind) {
+	case MRCORE_IO_SGES:
+		break;
+	case MRCORE_IO_IWARP_READ:
+		mrcore_io_iwarp_read_done(ctx, ok);
+		break;
+	case MRCORE_IO_MRS:
+		mrcore_io_return_mrs(ctx, ok);
+		break;
+	default:
+		if (ctx->backend->io_done)
+			ctx->backend->io_done(ctx, ok);
+		mrcore_io_return_mrs(ctx, ok);
+		break;
+	}
+}
+
 /**
  * rdma_io_ctx_destroy() - release everything an I/O holds
  * @ctx: an initialized context.
@@ -1011,23 +1034,9 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	bool ok = wc && wc->status == IB_WC_SUCCESS;
 
 	trace_mrcore_io_done(ctx, wc);
-	if (unlikely(!ok))
-		mrcore_io_failed(ctx, wc);
-	switch (ctx->kind) {
-	case MRCORE_IO_SGES:
-		break;
-	case MRCORE_IO_IWARP_READ:
-		mrcore_io_iwarp_read_done(ctx, ok);
-		break;
-	case MRCORE_IO_MRS:
-		mrcore_io_return_mrs(ctx, ok);
-		break;
-	default:
-		if (ctx->backend->io_done)
-			ctx->backend->io_done(ctx, ok);
-		mrcore_io_return_mrs(ctx, ok);
-		break;
-	}
+	/* An I/O without MRs that completed gives back its mapping alone. */
+	if (unlikely(!ok || ctx->kind != MRCORE_IO_SGES))
+		mrcore_io_release(ctx, wc, ok);
 	mrcore_dma_unmap_sg(ctx->pool->info.dev, ctx->pool->mdev, ctx->map_sg,
 			    ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);

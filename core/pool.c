@@ -332,6 +332,7 @@ static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 {
 	char forced[MRCORE_BACKEND_NAME_LEN];
+	const struct mrcore_io_set *cur;
 	struct mrcore_io_set *set;
 	bool custom = false;
 	u32 gen, i;
@@ -375,8 +376,14 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 	smp_store_release(&pool->io, set);
 	WRITE_ONCE(pool->io_gen, gen);
 unlock:
+	/*
+	 * Read under the lock: every store to @io is made under it, and
+	 * after the unlock another thread resolving for a newer generation
+	 * may store a new set while this one reads.
+	 */
+	cur = pool->io;
 	mutex_unlock(&pool->resolve_lock);
-	return pool->io;
+	return cur;
 }
 
 /**

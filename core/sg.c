@@ -133,7 +133,7 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 	u64 start = sg_dma_address(sg) + offset;
 	struct scatterlist *s = sg, *s_last;
 	u32 n = sg_dma_len(sg);
-	u64 length, starts;
+	u64 length, acc;
 	u64 npages;
 	int i;
 
@@ -143,22 +143,25 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 	 * the pages cut every @mr_pages.  No entry can wrap while every start
 	 * stays below the top U32_MAX bytes and a page of the address space.
 	 * Anything else, errors included, is measured entry by entry.
+	 *
+	 * The checks of each entry fold into one word, tested once after the
+	 * loop: its start, and its length less one with the in-page bits
+	 * flipped, which is a multiple of the page size for a length of whole
+	 * pages and has its top bits set for an empty entry: either lands in
+	 * the in-page bits or above the wrap limit.
 	 */
-	if (unlikely(offset >= n || ((start | (n - offset)) & ~PAGE_MASK)))
+	if (unlikely(offset >= n))
 		goto any;
 	length = n - offset;
-	starts = start;
+	acc = start | ((length - 1) ^ ~PAGE_MASK);
 	for (i = 1; i < dma_nents; i++) {
 		s = sg_next(s);
-		start = sg_dma_address(s);
 		n = sg_dma_len(s);
-		if (unlikely(!n || ((start | n) & ~PAGE_MASK)))
-			goto any;
-		starts |= start;
+		acc |= sg_dma_address(s) | (((u64)n - 1) ^ ~PAGE_MASK);
 		length += n;
 	}
-	if (unlikely(length > U32_MAX ||
-		     starts > U64_MAX - PAGE_SIZE - U32_MAX))
+	if (unlikely((acc & ~PAGE_MASK) || length > U32_MAX ||
+		     acc > U64_MAX - PAGE_SIZE - U32_MAX))
 		goto any;
 
 	s_last = s;

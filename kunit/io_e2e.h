@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the end-to-end suites of the READ/WRITE helper share (mrcore_io_*,
- * mrcore_flush_*, mrcore_soak_*): a connected pair, the far side's memory
- * under one rkey, local memory of a shape, a pool, and running one I/O;
- * and the attacker of the key suites (mrcore_keys_*, mrcore_rkey_*), a
- * peer on another connection to the same PD.  Everything is released by
- * KUnit actions at the end of the test.
+ * mrcore_flush_*, mrcore_soak_*, mrcore_keys_*, mrcore_stress_*,
+ * mrcore_rkey_*): a connected pair, the far side's memory under one rkey,
+ * local memory of a shape, a pool, running one I/O, and the attacker (a
+ * peer on another connection to the same PD) trying keys.  Everything is
+ * released by KUnit actions at the end of the test.
  */
 #ifndef _MRCORE_IO_E2E_H
 #define _MRCORE_IO_E2E_H
@@ -85,8 +85,8 @@ int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
 		struct rdma_io_ctx *ctx);
 struct bio_vec *io_local_bvecs(struct kunit *test, const struct io_local *l);
 bool io_on_iwarp(struct kunit *test);
-bool keys_try(struct kunit *test, struct mrcore_e2e_pair *base,
-	      enum ib_wr_opcode op, u32 key, u64 iova);
+bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
+		    enum ib_wr_opcode op, u32 key, u64 iova);
 void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 		      const struct keys_named *k, unsigned int n,
 		      struct mrcore_e2e_buf *mem, const char *what);

@@ -212,10 +212,11 @@ bool io_on_iwarp(struct kunit *test)
  * One try of the attacker over a new connection to the PD of @base's
  * active end: @op of 64 bytes at @iova through @key.  Returns true if the
  * access was refused: an error completion, or for an iWARP WRITE (never
- * acknowledged) the TERMINATE that breaks the connection.
+ * acknowledged) the TERMINATE that breaks the connection.  The test fails
+ * if it was not.
  */
-bool keys_try(struct kunit *test, struct mrcore_e2e_pair *base,
-	      enum ib_wr_opcode op, u32 key, u64 iova)
+bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
+		    enum ib_wr_opcode op, u32 key, u64 iova)
 {
 	struct mrcore_e2e_pair *atk = NULL;
 	struct mrcore_e2e_buf buf = {};
@@ -282,10 +283,10 @@ void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 	KUNIT_ASSERT_GT_MSG(test, n, 0, "no key to try: the test tests nothing");
 	mrcore_e2e_buf_fill(mem, KEYS_SEED_REUSED);
 	for (i = 0; i < n; i++) {
-		keys_try(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
+		io_key_refused(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
 		mrcore_e2e_expect_data(test, mem, 0, mem->len,
 				       KEYS_SEED_REUSED, what);
-		keys_try(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
+		io_key_refused(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
 	}
 }
 

@@ -661,7 +661,7 @@ static void keys_stale_read_at_256(struct kunit *test)
 			kunit_info(test, "key of map 0: 0x%x, of map 256: 0x%x\n",
 				   key0, key);
 			mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_REUSED);
-			keys_try(test, pair, IB_WR_RDMA_READ, k.key, k.iova);
+			io_key_refused(test, pair, IB_WR_RDMA_READ, k.key, k.iova);
 		}
 		chain = NULL;
 		mrcore_e2e_wait_init(&w);

@@ -5,26 +5,30 @@
 # MRCORE_KERNEL_FLAVOUR=kcsan, cached like the test kernel) booted with 4
 # vCPUs, running the suites where many CPUs reach the pools, the quarantine
 # work, the per-CPU counters and the registry at once: the flush and soak
-# suites, then the removal suites (last: they delete the devices).  One
-# boot per suite glob (kunit.filter_glob takes one glob).  Any KCSAN report
-# ("BUG: KCSAN: ...") fails the run, as any other BUG line does in
-# scripts/guest-report.py.
+# suites, the stress suites (kthreads on every CPU sharing pools while a
+# backend is registered and unregistered in a loop), then the removal
+# suites (last: they delete the devices).  One boot per suite glob
+# (kunit.filter_glob takes one glob).  Any KCSAN report ("BUG: KCSAN: ...")
+# fails the run, as any other BUG line does in scripts/guest-report.py.
+# make soak runs this after its own steps.
 #
 #   scripts/kcsan.sh            build what is stale, then boot once per glob
 #   MRCORE_KCSAN_GLOBS="..."    the globs, space-separated, in order
 #                               (default: mrcore_flush_* mrcore_soak_*
-#                               mrcore_removal_*)
+#                               mrcore_stress_* mrcore_removal_*)
+#   MRCORE_KCSAN_STRESS_IOS=N   I/Os per device of the stress suites (4096)
+#   MRCORE_KCSAN_SOAK_IOS=N     I/Os per device of the soak suites (1000)
 #
 # Output: build/kcsan/<n>-<glob>/ as scripts/kunit.sh writes build/kunit/.
-# Last line: "kcsan: N passed, M failed".
-#
-# Not yet run on this machine: the KCSAN kernel has never been built here
-# (about 20 minutes on 2 cores the first time, like the test kernel).
+# The I/O counts of the soak and stress suites come before the last line,
+# "kcsan: N passed, M failed, R KCSAN reports".
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${MRCORE_KCSAN_OUT:-$TOP/build/kcsan}
-read -r -a globs <<<"${MRCORE_KCSAN_GLOBS:-mrcore_flush_* mrcore_soak_* mrcore_removal_*}"
+read -r -a globs <<<"${MRCORE_KCSAN_GLOBS:-mrcore_flush_* mrcore_soak_* mrcore_stress_* mrcore_removal_*}"
+params="mrcore_io_e2e.stress_ios=${MRCORE_KCSAN_STRESS_IOS:-4096}"
+params+=" mrcore_io_e2e.soak_ios=${MRCORE_KCSAN_SOAK_IOS:-1000}"
 mkdir -p "$OUT"
 
 export MRCORE_KERNEL_FLAVOUR=kcsan
@@ -36,7 +40,7 @@ if [ ! -f "$KDIR/.mrcore-key" ]; then
 	echo "kcsan: 20 min on 2 cores, once; cached in $KDIR)"
 fi
 
-pass=0 fail=0 n=0
+pass=0 fail=0 n=0 reports=0
 for g in "${globs[@]}"; do
 	case "$g" in
 	*[!A-Za-z0-9_*?.-]*)
@@ -48,7 +52,7 @@ for g in "${globs[@]}"; do
 	dir=$OUT/$n-${g//[*?]/_}
 	echo "kcsan: boot $n: $g"
 	if MRCORE_KUNIT_OUT=$dir \
-		MRCORE_KUNIT_APPEND="kunit.filter_glob=$g ${MRCORE_KUNIT_APPEND:-}" \
+		MRCORE_KUNIT_APPEND="kunit.filter_glob=$g $params ${MRCORE_KUNIT_APPEND:-}" \
 		"$TOP/scripts/kunit.sh" >"$dir.log" 2>&1; then
 		pass=$((pass + 1))
 	else
@@ -56,9 +60,20 @@ for g in "${globs[@]}"; do
 		tail -n 20 "$dir.log"
 	fi
 	grep -h '^kunit:' "$dir.log" | tail -n1 | sed "s/^/kcsan: $g: /" || true
-	if grep -q 'BUG: KCSAN' "$dir/console.log" 2>/dev/null; then
-		echo "kcsan: $g: $(grep -c 'BUG: KCSAN' "$dir/console.log") KCSAN reports, see $dir/console.log"
+	# The figures: soak and stress I/O counts, as the cases print them.
+	grep -h 'I/Os verified\|I/Os on [0-9]* threads' "$dir/console.log" 2>/dev/null |
+		sed "s/^.*\] *#* */kcsan: $g: /" || true
+	r=$(grep -c 'BUG: KCSAN' "$dir/console.log" 2>/dev/null || true)
+	r=${r:-0}
+	reports=$((reports + r))
+	if [ "$r" -eq 0 ]; then
+		echo "kcsan: $g: 0 KCSAN reports"
+	else
+		echo "kcsan: $g: $r KCSAN reports, see $dir/console.log:"
+		# One line per distinct pair of functions, for the triage.
+		grep -o 'BUG: KCSAN: .*' "$dir/console.log" | sort | uniq -c |
+			sed 's/^/kcsan:   /'
 	fi
 done
-echo "kcsan: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+echo "kcsan: $pass passed, $fail failed, $reports KCSAN reports"
+[ "$fail" -eq 0 ] && [ "$reports" -eq 0 ]

@@ -10,7 +10,11 @@
 #   scripts/soak.sh --long    make soak: 1000000 I/Os in the mirror, then
 #                             10000 per device on siw and rxe in QEMU
 #                             (MRCORE_SOAK_QEMU_IOS overrides the count) and
-#                             50 load/unload rounds of every module
+#                             50 load/unload rounds of every module, then
+#                             make kcsan (scripts/kcsan.sh: the flush, soak,
+#                             stress and removal suites on the KCSAN kernel
+#                             with 4 vCPUs; any KCSAN report fails);
+#                             MRCORE_SOAK_KCSAN=0 leaves that out
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$TOP/build/mirror
@@ -28,3 +32,7 @@ MRCORE_KUNIT_APPEND="kunit.filter_glob=mrcore_soak_* mrcore_io_e2e.soak_ios=$qem
 	"$TOP/scripts/kunit.sh"
 grep -h 'I/Os verified' "$TOP/build/kunit-soak/console.log" |
 	sed 's/^.*\] */soak: qemu: /'
+
+[ "${MRCORE_SOAK_KCSAN:-1}" = 0 ] && exit 0
+echo "soak: make kcsan (the KCSAN kernel, 4 vCPUs)"
+"$TOP/scripts/kcsan.sh"
