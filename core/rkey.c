@@ -22,7 +22,7 @@
  */
 #include "mrcore_internal.h"
 
-/* The scatterlists the core built for the request's MRs. */
+/* The request's MRs are back: free the scatterlists the core built. */
 static void mrcore_rkey_release(struct rdma_rkey_req *req)
 {
 	u32 i;
