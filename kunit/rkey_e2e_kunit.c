@@ -15,6 +15,7 @@
 
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <rdma/mrcore.h>
 
@@ -51,6 +52,8 @@ struct rk_test {
  * @done: completed by its done callback.
  * @status: the status it got.
  * @calls: how often it ran.
+ * @task: the thread it ran in: the test's own only if it ran within the
+ *	retire.
  * @keys: the segments advertised: key, address.
  * @off: where each starts in the memory.
  * @len: its bytes.
@@ -61,6 +64,7 @@ struct rk_req {
 	struct completion done;
 	int status;
 	int calls;
+	struct task_struct *task;
 	struct keys_named keys[RK_MAX_KEYS];
 	u32 off[RK_MAX_KEYS];
 	u32 len[RK_MAX_KEYS];
@@ -73,6 +77,7 @@ static void rk_done(struct rdma_rkey_req *rk, int status)
 
 	r->status = status;
 	r->calls++;
+	r->task = current;
 	complete(&r->done);
 }
 
@@ -240,8 +245,11 @@ static const struct ib_wc *rk_reply(struct kunit *test, struct rk_test *t,
 }
 
 /*
- * Retire with @wc (or without a reply), wait for done, expect @status,
- * the MRs back and every key dead for the attacker.
+ * Retire with @wc (or without a reply) and wait for done: expect @status,
+ * every key dead for the attacker, then the MRs back.  A LOCAL_INV or the
+ * set's work completes the request in another thread: done running in
+ * the test's own (within the retire) gave the memory back before the
+ * keys died.
  */
 static void rk_retire(struct kunit *test, struct rk_test *t, struct rk_req *r,
 		      const struct ib_wc *wc, int status,
@@ -254,9 +262,11 @@ static void rk_retire(struct kunit *test, struct rk_test *t, struct rk_req *r,
 			    0, "the request was never done");
 	KUNIT_EXPECT_EQ(test, r->status, status);
 	KUNIT_EXPECT_EQ(test, r->calls, 1);
+	KUNIT_EXPECT_PTR_NE_MSG(test, r->task, current,
+				"done ran within the retire, before the keys died");
+	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, mem, what);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set),
 			rdma_rkey_set_size(t->set));
-	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, mem, what);
 }
 
 /* A scatterlist of 8 scattered pages in one MR; the peer WRITEs it. */
@@ -291,6 +301,7 @@ static void rkey_remote_inv(struct kunit *test)
 	rdma_rkey_req_retire(&r->rk, wc);
 	KUNIT_EXPECT_EQ_MSG(test, r->calls, 1,
 			    "the MR did not come back within the retire");
+	KUNIT_EXPECT_PTR_EQ(test, r->task, current);
 	KUNIT_EXPECT_EQ(test, r->status, 0);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), 2u);
 	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, &l->buf,
