@@ -52,7 +52,8 @@ struct io_local {
 	u64 len;
 };
 
-struct mrcore_e2e_pair *io_pair(struct kunit *test);
+struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
+				u32 max_pages);
 struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair);
 struct io_local *io_local_create(struct kunit *test,

@@ -61,7 +61,7 @@ static void flush_64_in_flight(struct kunit *test)
 	struct io_local **l;
 	struct ib_device *dev;
 
-	pair = io_pair(test);
+	pair = io_pair(test, N, d.nents);
 	dev = pair->active.device;
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
@@ -203,7 +203,7 @@ static void flush_some_completed(struct kunit *test)
 	long maps0;
 	int ret;
 
-	pair = io_pair(test);
+	pair = io_pair(test, FLUSH_N, d.nents);
 	dev = pair->active.device;
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
@@ -483,7 +483,7 @@ static void soak_random_io(struct kunit *test)
 	u32 batch, i, skip, armed = 0;
 	const char *last = NULL;
 
-	pair = io_pair(test);
+	pair = io_pair(test, SOAK_BATCH, SOAK_PAGES);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	pool = io_pool(test, &pair->active, SOAK_BATCH, SOAK_PAGES);
