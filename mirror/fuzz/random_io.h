@@ -276,7 +276,16 @@ public:
 		if (rc == -EINPROGRESS)
 			return PartialPost(t, io, ctx, &cqe, Fired(hits0),
 					   (in.u(1) & 1) != 0);
+		// A failed post the driver took part of must say so.
+		const size_t taken = sim::queued(lqp_);
 		sim::drain();
+		if (rc && taken) {
+			broken_ = true;
+			rdma_io_ctx_destroy(&ctx, nullptr);
+			return Fail(t, io, "post returned " + std::to_string(rc) +
+				    " with " + std::to_string(taken) +
+				    " WRs taken: a partial post not reported");
+		}
 		if (rc)
 			return PostRefused(t, io, ctx, rc, Fired(hits0), cq.size() != n0);
 		if (cq.size() != n0 + 1 || cq.back().cqe != &cqe ||
