@@ -60,6 +60,8 @@ struct io_local *io_local_create(struct kunit *test,
 				 const struct mrcore_shape_desc *d);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
+void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
+		    struct io_owner *owner, struct rdma_io_pool *pool);
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	   struct rdma_io_ctx *ctx);
 int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,

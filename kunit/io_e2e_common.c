@@ -158,6 +158,18 @@ struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
 	return pair;
 }
 
+/*
+ * Release @pool, @owner and @pair now, in that order, rather than at the
+ * end of the test: for a test that goes on over a new pair.
+ */
+void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
+		    struct io_owner *owner, struct rdma_io_pool *pool)
+{
+	kunit_release_action(test, io_pool_release, pool);
+	kunit_release_action(test, io_owner_release, owner);
+	kunit_release_action(test, io_pair_release, pair);
+}
+
 static int io_run_with(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
 		       void (*destroy)(struct rdma_io_ctx *ctx,
 				       const struct ib_wc *wc))

@@ -126,6 +126,23 @@ static int io_init(struct kunit *test, struct rdma_io_ctx *ctx,
 				owner->rkey, dir);
 }
 
+/*
+ * The source of an I/O over all of @l holds @seed's pattern, the sink (at
+ * the start of the owner's memory, or @l) its poison.
+ */
+static void io_fill(struct io_owner *owner, struct io_local *l, bool read,
+		    u32 seed)
+{
+	if (read) {
+		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, seed);
+		mrcore_e2e_buf_poison(&l->buf);
+	} else {
+		mrcore_e2e_buf_fill(&l->buf, seed);
+		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
+					  MRCORE_E2E_POISONED);
+	}
+}
+
 static void io_moves_data(struct kunit *test)
 {
 	const struct io_param *p = test->param_value;
@@ -148,11 +165,7 @@ static void io_moves_data(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, p->force));
 
 	/* The source holds its pattern, the sink is poisoned. */
-	if (p->read)
-		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
-					  IO_SEED_OWNER);
-	else
-		mrcore_e2e_buf_fill(&l->buf, IO_SEED_LOCAL);
+	io_fill(owner, l, p->read, moved);
 
 	maps0 = rdma_mrcore_dma_maps_live();
 	wrs = io_init(test, &ctx, pool, l, p->bvec, 0, owner, p->read);
@@ -220,6 +233,12 @@ struct io_tally {
 };
 
 /*
+ * A 4 MiB READ on rxe took over 30 s (IO_TIMEOUT_MS) under TCG on a
+ * loaded machine; only a failure detector, so a generous one.
+ */
+#define IO_SIZING_TIMEOUT_MS	120000
+
+/*
  * Post @ctx's chain with one ib_post_send(), wait for its last WR and
  * destroy it with that completion.  Completions come in order on one CQ:
  * once the last WR's is in, every earlier WR's that will come has come.
@@ -260,7 +279,7 @@ static struct io_tally io_run_counted(struct kunit *test,
 			rdma_io_ctx_destroy(ctx, NULL);
 		return t;
 	}
-	t.status = mrcore_e2e_wait_done(side, &w, IO_TIMEOUT_MS);
+	t.status = mrcore_e2e_wait_done(side, &w, IO_SIZING_TIMEOUT_MS);
 	t.completions = atomic_read(&cnt->n) + (t.status >= 0);
 	wc.status = t.status < 0 ? IB_WC_GENERAL_ERR : t.status;
 	if (bvec)
@@ -369,15 +388,7 @@ static void io_sizing(struct kunit *test)
 		const char *what = round == 0 ? "fresh pool" :
 				   round == 1 ? "steady state" : "flushed";
 
-		if (p->read) {
-			mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
-						  IO_SEED_SIZING + round);
-			mrcore_e2e_buf_poison(&l->buf);
-		} else {
-			mrcore_e2e_buf_fill(&l->buf, IO_SEED_SIZING + round);
-			mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
-						  MRCORE_E2E_POISONED);
-		}
+		io_fill(owner, l, p->read, IO_SEED_SIZING + round);
 		if (flush)
 			io_qp_to_error(test, &pair->active);
 		wrs = io_init(test, &ctx, pool, l, p->bvec, 0, owner, p->read);
@@ -461,16 +472,7 @@ static void io_sizing_exact(struct kunit *test)
 				seed++;
 				KUNIT_ASSERT_EQ(test, 0,
 						rdma_io_pool_force_backend(pool, backends[b]));
-				if (rd) {
-					mrcore_e2e_buf_fill_range(&owner->buf, 0,
-								  l->len, seed);
-					mrcore_e2e_buf_poison(&l->buf);
-				} else {
-					mrcore_e2e_buf_fill(&l->buf, seed);
-					mrcore_e2e_buf_fill_range(&owner->buf, 0,
-								  l->len,
-								  MRCORE_E2E_POISONED);
-				}
+				io_fill(owner, l, rd, seed);
 				wrs = io_init(test, &ctx, pool, l, false, 0,
 					      owner, rd);
 				if (wrs == -EOPNOTSUPP)
