@@ -482,10 +482,7 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_caps, MRCORE_HARNESS);
 int mrcore_e2e_pair_create_shared(const struct mrcore_e2e_pair *base,
 				  struct mrcore_e2e_pair **pairp)
 {
-	if (!base->active.pd)
-		return -EINVAL;
-	return mrcore_e2e_connect(base->target, &base->caps, base->active.pd,
-				  pairp);
+	return mrcore_e2e_pair_create_on_pd(base, base->active.pd, pairp);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_shared, MRCORE_HARNESS);
 
