@@ -919,6 +919,37 @@ static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
 }
 
 /**
+ * rdma_post_send_chain() - post a chain of WRs, telling a partial post apart
+ * @qp: the QP.
+ * @first: the first WR of the chain (e.g. the registrations the map API
+ *	chained in front of the caller's Send).
+ *
+ * A driver posts a chain WR by WR and keeps the WRs before one it refuses.
+ * Those run or are flushed whatever the caller does next: the memory and
+ * keys they name are in use until the QP's send queue has drained.  The
+ * test hooks' fault points post_send (the whole chain refused) and post_wr
+ * (the chain cut before one WR) act here.
+ *
+ * Context: As ib_post_send().
+ * Return: 0; the driver's error if it took none of the chain; or
+ * -EINPROGRESS if it took only part of it: drain the send queue
+ * (ib_drain_sq(), which moves the QP to the error state) before anything
+ * the chain names is released.
+ */
+int rdma_post_send_chain(struct ib_qp *qp, struct ib_send_wr *first)
+{
+	const struct ib_send_wr *bad = first;
+	int ret;
+
+	if (unlikely(mrcore_fault_armed()))
+		ret = mrcore_io_post_faulty(qp, first, &bad);
+	else
+		ret = ib_post_send(qp, first, &bad);
+	return ret && bad != first ? -EINPROGRESS : ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_post_send_chain, RDMA_MRCORE);
+
+/**
  * rdma_io_ctx_post() - post an I/O with one ib_post_send()
  * @ctx: an initialized context.
  * @cqe: as for rdma_io_ctx_wrs().
@@ -945,17 +976,9 @@ static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
-	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
-	struct ib_qp *qp = ctx->pool->info.qp;
-	const struct ib_send_wr *bad = first;
-	int ret;
+	int ret = rdma_post_send_chain(ctx->pool->info.qp,
+				       rdma_io_ctx_wrs(ctx, cqe, chain_wr));
 
-	if (unlikely(mrcore_fault_armed()))
-		ret = mrcore_io_post_faulty(qp, first, &bad);
-	else
-		ret = ib_post_send(qp, first, &bad);
-	if (ret && bad != first)
-		ret = -EINPROGRESS;
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
 			MRCORE_STAT_POSTS);
 	trace_mrcore_io_post(ctx, ret);

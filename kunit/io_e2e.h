@@ -53,13 +53,16 @@ struct io_local {
 	u64 len;
 };
 
-struct mrcore_e2e_pair *io_pair(struct kunit *test);
+struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
+				u32 max_pages);
 struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair);
 struct io_local *io_local_create(struct kunit *test,
 				 const struct mrcore_shape_desc *d);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
+void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
+		    struct io_owner *owner, struct rdma_io_pool *pool);
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	   struct rdma_io_ctx *ctx);
 int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,

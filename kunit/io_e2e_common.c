@@ -136,17 +136,38 @@ struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 	return pool;
 }
 
-struct mrcore_e2e_pair *io_pair(struct kunit *test)
+/*
+ * A connected pair whose queues hold @max_ctxs I/Os of up to @max_pages
+ * pages (as rdma_io_max_send_wr() and rdma_io_max_cqe() say), besides the
+ * harness's few WRs of the test's own.
+ */
+struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
+				u32 max_pages)
 {
 	const struct mrcore_e2e_target *t = test->priv;
+	struct mrcore_e2e_caps caps = mrcore_e2e_default_caps;
 	struct mrcore_e2e_pair *pair = NULL;
 	int ret;
 
-	ret = mrcore_e2e_pair_create(t, &pair);
+	caps.io_ctxs = max_ctxs;
+	caps.io_pages = max_pages;
+	ret = mrcore_e2e_pair_create_caps(t, &caps, &pair);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
 	ret = kunit_add_action_or_reset(test, io_pair_release, pair);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return pair;
+}
+
+/*
+ * Release @pool, @owner and @pair now, in that order, rather than at the
+ * end of the test: for a test that goes on over a new pair.
+ */
+void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
+		    struct io_owner *owner, struct rdma_io_pool *pool)
+{
+	kunit_release_action(test, io_pool_release, pool);
+	kunit_release_action(test, io_owner_release, owner);
+	kunit_release_action(test, io_pair_release, pair);
 }
 
 static int io_run_with(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,

@@ -24,8 +24,6 @@
 #define KEYS_SEED_OWNER		0x20001
 #define KEYS_SEED_LOCAL		0x20002
 #define KEYS_SEED_REUSED	0x20003
-#define KEYS_SEED_ATTACKER	0x20004
-#define KEYS_ATTACK_BYTES	64
 #define KEYS_MAX_KEYS		4
 
 /* What named the memory: a key and the address it was used at. */
@@ -36,64 +34,21 @@ struct keys_named {
 
 /*
  * One try of the attacker over a new connection to the PD of @base's
- * active end: @op of 64 bytes at @iova through @key.  Returns true if the
- * access was refused: an error completion, or for an iWARP WRITE (never
- * acknowledged) the TERMINATE that breaks the connection.  The test fails
- * if it was not.  Shared with the stress suites (io_e2e.h).
+ * active end (mrcore_e2e_try_key()): @op through @key at @iova.  Returns
+ * true if the access was refused: an error completion, or for an iWARP
+ * WRITE (never acknowledged) the TERMINATE that breaks the connection.
+ * The test fails if it was not.  Shared with the stress suites (io_e2e.h).
  */
 bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
 		    enum ib_wr_opcode op, u32 key, u64 iova)
 {
-	struct mrcore_e2e_pair *atk = NULL;
-	struct mrcore_e2e_buf buf = {};
-	struct mrcore_e2e_wait w;
-	struct ib_rdma_wr wr;
-	struct ib_sge sge;
-	bool refused;
-	int ret, st;
+	int r = mrcore_e2e_try_key(base, base->active.pd, op, key, iova);
 
-	ret = mrcore_e2e_pair_create_shared(base, &atk);
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker's connection on the shared PD");
-	KUNIT_EXPECT_PTR_EQ(test, atk->active.pd, base->active.pd);
-	ret = mrcore_e2e_buf_alloc(&buf, KEYS_ATTACK_BYTES, 0);
-	if (ret) {
-		mrcore_e2e_pair_destroy(atk);
-		KUNIT_FAIL(test, "attacker memory: %d", ret);
-		return false;
-	}
-	if (op == IB_WR_RDMA_WRITE)
-		mrcore_e2e_buf_fill(&buf, KEYS_SEED_ATTACKER);
-	else
-		mrcore_e2e_buf_poison(&buf);
-	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
-			  DMA_BIDIRECTIONAL) != buf.nents) {
-		mrcore_e2e_buf_free(&buf);
-		mrcore_e2e_pair_destroy(atk);
-		KUNIT_FAIL(test, "attacker DMA mapping");
-		return false;
-	}
-	sge.addr = sg_dma_address(buf.sg);
-	sge.length = KEYS_ATTACK_BYTES;
-	sge.lkey = atk->passive.pd->local_dma_lkey;
-	mrcore_e2e_wait_init(&w);
-	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, &w);
-	st = mrcore_e2e_post(&atk->passive, &wr.wr, &w, IO_TIMEOUT_MS);
-	refused = st != IB_WC_SUCCESS;
-	if (!refused && op == IB_WR_RDMA_WRITE && io_on_iwarp(test))
-		refused = mrcore_e2e_qp_failed(&atk->passive, 5000);
-	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
-			DMA_BIDIRECTIONAL);
-	if (op == IB_WR_RDMA_READ)
-		mrcore_e2e_expect_data(test, &buf, 0, KEYS_ATTACK_BYTES,
-				       MRCORE_E2E_POISONED,
-				       "attacker's READ sink");
-	mrcore_e2e_buf_free(&buf);
-	mrcore_e2e_pair_destroy(atk);
-	KUNIT_EXPECT_TRUE_MSG(test, refused,
-			      "the attacker's %s through key 0x%x at 0x%llx was not refused (status %d)",
-			      op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
-			      iova, st);
-	return refused;
+	KUNIT_EXPECT_EQ_MSG(test, r, 1,
+			    "the attacker's %s through key 0x%x at 0x%llx was %s (%d)",
+			    op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
+			    iova, r ? "not made" : "not refused", r);
+	return r == 1;
 }
 
 /*
@@ -157,7 +112,7 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 	u32 rkey;
 	int st;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -247,7 +202,7 @@ static void keys_partial_post_fault(struct kunit *test)
 	long maps;
 	int ret;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -295,7 +250,7 @@ static void keys_map_case(struct kunit *test, bool reset)
 	struct io_local *l;
 	struct rdma_mr *mr;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 0, 0);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
@@ -377,7 +332,7 @@ static void keys_remote_inv_case(struct kunit *test, bool wrong)
 	unsigned long left;
 	unsigned int i;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 0, 0);
 	for (i = 0; i < 2; i++) {
 		l[i] = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 		mr[i] = keys_rkey_mr(test, pair, l[i], &k[i]);
@@ -459,7 +414,7 @@ static void keys_pool_destroy(struct kunit *test)
 	struct io_local *l;
 	unsigned int n;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -524,7 +479,7 @@ static void keys_flushed(struct kunit *test)
 	/* Freed after the pair: a completion may come until its CQ goes. */
 	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	pair = io_pair(test);
+	pair = io_pair(test, 2, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	la = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -639,7 +594,7 @@ static void keys_qp_destroy(struct kunit *test)
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -679,7 +634,7 @@ static void keys_recurrence(struct kunit *test)
 
 	keys = kunit_kcalloc(test, KEYS_RECUR_IOS, sizeof(*keys), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, keys);
-	pair = io_pair(test);
+	pair = io_pair(test, KEYS_RECUR_POOL, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -740,7 +695,7 @@ static void keys_stale_read_at_256(struct kunit *test)
 	unsigned int i;
 	u64 iova;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 0, 0);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
