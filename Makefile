@@ -33,7 +33,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
-	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror \
+	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
 	bench-vs-rw mutants install install-dev install-dkms kcsan
 
 all: modules
@@ -121,9 +121,6 @@ kcsan:
 
 docs:
 	@scripts/docs.sh
-
-format-check:
-	@scripts/format-check.sh
 
 dkms-check:
 	@scripts/dkms-check.sh
