@@ -114,6 +114,30 @@ load() { # module file
 	fi
 }
 
+# The package as installed (scripts/install-check.sh --guest): its
+# production rdma_mrcore.ko and the sample ULP built against it, which
+# WRITEs and READs on the siw and on the rxe device when loaded and checks
+# the data; then both are unloaded, before the suites load the test build.
+sample() {
+	pkg=$MODDIR/pkg
+	if [ ! -e $pkg/mrcore_sample.ko ]; then
+		say "ERROR: no sample ULP in the initramfs"
+		return
+	fi
+	say "insmod pkg/rdma_mrcore.ko pkg/mrcore_sample.ko"
+	insmod $pkg/rdma_mrcore.ko
+	echo "MRCORE-SAMPLE insmod rdma_mrcore $?" >"$OUT"
+	insmod $pkg/mrcore_sample.ko addrs=192.0.2.1,198.51.100.1
+	echo "MRCORE-SAMPLE insmod mrcore_sample $?" >"$OUT"
+	dmesg | grep 'mrcore_sample: ' | sed 's/^/MRCORE-SAMPLE dmesg /' >"$OUT"
+	for m in mrcore_sample rdma_mrcore; do
+		[ -e /sys/module/$m ] || continue
+		rmmod $m
+		echo "MRCORE-SAMPLE rmmod $m $?" >"$OUT"
+	done
+}
+[ "$MODE" = kunit ] && sample
+
 load $MODDIR/rdma_mrcore.ko
 load $MODDIR/mrcore_harness.ko
 

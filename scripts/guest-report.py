@@ -7,7 +7,9 @@ guest-report.py kunit OUTDIR KSRC TOP QEMU_RC
     debugfs (OUTDIR/results.log), parses it with KSRC's kunit.py into
     OUTDIR/results.json, and fails on any failed or crashed test, a missing
     suite, a module that did not load, a timeout, or a kernel report in the
-    console.  Last line: "kunit: N passed, M failed, S skipped".
+    console, or a sample ULP run (scripts/guest-init.sh) that did not
+    verify a WRITE and a READ on siw and rxe or did not load and unload.
+    Last line: "kunit: N passed, M failed, S skipped".
 
     A skipped test fails the run too unless TOP/kunit/skips.allow lists
     it, with its reason (see that file).
@@ -167,6 +169,44 @@ def check_skips(ktap_lines, allow_path, problems):
                   (test_id, reason, why))
 
 
+SAMPLE_OK = re.compile(r'mrcore_sample: (\S+) \((iWARP|RoCE)\): WRITE and READ '
+                       r'of (\d+) bytes verified$')
+
+
+def sample_problems(results):
+    """What is wrong with the sample ULP's run (guest-init.sh's sample()).
+
+    The installed rdma_mrcore.ko and the sample must load, the sample must
+    have verified a WRITE and a READ on an iWARP (siw) and a RoCE (rxe)
+    device, and both must unload.  Returns (devices verified, problems).
+    """
+    steps, verified, problems = {}, [], []
+    for line in results:
+        m = re.match(r'MRCORE-SAMPLE (insmod|rmmod) (\S+) (\d+)$', line)
+        if m:
+            steps[(m.group(1), m.group(2))] = int(m.group(3))
+            continue
+        m = re.match(r'MRCORE-SAMPLE dmesg (.*)$', line)
+        if m:
+            ok = SAMPLE_OK.search(m.group(1))
+            if ok:
+                verified.append('%s (%s)' % ok.group(1, 2))
+            elif re.search(r'mrcore_sample: .*(error|byte \d+ is)',
+                           m.group(1)):
+                problems.append('sample: ' + m.group(1).strip())
+    for step in (('insmod', 'rdma_mrcore'), ('insmod', 'mrcore_sample'),
+                 ('rmmod', 'mrcore_sample'), ('rmmod', 'rdma_mrcore')):
+        if step not in steps:
+            problems.append('sample: no %s %s' % step)
+        elif steps[step]:
+            problems.append('sample: %s %s failed (%d)' %
+                            (step + (steps[step],)))
+    for kind in ('iWARP', 'RoCE'):
+        if not any(v.endswith('(%s)' % kind) for v in verified):
+            problems.append('sample: no verified transfer on %s' % kind)
+    return verified, problems
+
+
 def count_cases(group, acc):
     for case in group.get('test_cases', []):
         acc[case['status']] = acc.get(case['status'], 0) + 1
@@ -194,6 +234,12 @@ def kunit(out, ksrc, top, qemu_rc):
         if rounds < want or fails or not mods:
             problems.append('load/unload: %d rounds, %d failures' %
                             (rounds, fails))
+
+    # The sample ULP against the package as installed, before the suites.
+    verified, bad = sample_problems(results)
+    problems.extend(bad)
+    print('kunit: sample ULP: WRITE and READ verified on %s' %
+          (', '.join(verified) if verified else 'no device'))
 
     suites = suites_ktap(results)
     # A kunit.filter_glob on the command line runs only the suites it names.
@@ -335,6 +381,28 @@ def self_test(top):
     check_skips(ktap, os.path.join(data, 'none.allow'), problems)
     expect(len(problems) == 3,
            'without an allow-list every skip fails the run')
+
+    good = ['MRCORE-SAMPLE insmod rdma_mrcore 0',
+            'MRCORE-SAMPLE insmod mrcore_sample 0',
+            'MRCORE-SAMPLE dmesg [ 9.1] mrcore_sample: siw0 (iWARP): WRITE '
+            'and READ of 32768 bytes verified',
+            'MRCORE-SAMPLE dmesg [ 9.5] mrcore_sample: rxe0 (RoCE): WRITE '
+            'and READ of 32768 bytes verified',
+            'MRCORE-SAMPLE rmmod mrcore_sample 0',
+            'MRCORE-SAMPLE rmmod rdma_mrcore 0']
+    verified, bad = sample_problems(good)
+    expect(verified == ['siw0 (iWARP)', 'rxe0 (RoCE)'] and not bad,
+           'a sample run on siw and rxe passes (%s)' % bad)
+    corrupt = [good[0], good[1].replace(' 0', ' 1'),
+               'MRCORE-SAMPLE dmesg [ 9.5] mrcore_sample: rxe0: READ: '
+               'byte 1000 is 0x0, not 0x3c'] + good[2:3] + good[4:]
+    verified, bad = sample_problems(corrupt)
+    expect(len(bad) == 3 and any('byte 1000' in p for p in bad) and
+           any('no verified transfer on RoCE' in p for p in bad),
+           'a corrupted byte, a failed load and a missing device fail '
+           'the sample run (%s)' % bad)
+    expect(len(sample_problems([])[1]) == 6,
+           'a run without the sample fails')
 
     print('guest-report self-test: %d checks failed' % len(errors))
     return 1 if errors else 0
