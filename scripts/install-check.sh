@@ -108,16 +108,21 @@ guest_pkg() {
 		echo "install-check: guest package for $krel up to date ($out)"
 		return
 	fi
-	rm -rf "$out"
 	mkdir -p "$dir"
 	install_pkg "$kdir" "$dir"
 	build_sample "$kdir" "$dir/root$pkg" "$dir/sample" ||
 		{ cat "$dir/sample/build.log"; fail "the sample ULP does not build against the package installed for $krel"; }
 	check_sample "$dir/sample"
-	mkdir -p "$out"
+	# replaced at once: a guest build reading it sees the old or the new
+	local new=$out.new.$$
+	rm -rf "$new" "$out.old"
+	mkdir -p "$new"
 	cp "$dir/root/lib/modules/$krel/updates/rdma_mrcore.ko" \
-		"$dir/sample/mrcore_sample.ko" "$out/"
-	echo "$stamp" >"$out/stamp"
+		"$dir/sample/mrcore_sample.ko" "$dir/root$pkg/$krel/Module.symvers" "$new/"
+	echo "$stamp" >"$new/stamp"
+	[ ! -d "$out" ] || mv "$out" "$out.old"
+	mv "$new" "$out"
+	rm -rf "$out.old"
 	echo "install-check: guest package: rdma_mrcore.ko as installed for $krel and the sample built against it, in $out"
 }
 
