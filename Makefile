@@ -9,6 +9,8 @@
 #                             ULPs: $(DESTDIR)$(PREFIX)/src/rdma-mrcore-<VERSION>/
 #   make install-dkms         the DKMS source tree, $(DESTDIR)$(PREFIX)/src/rdma-mrcore-<VERSION>/
 #   make demo                 boot the test kernel and move data on rxe and siw
+#   make operating            regenerate Documentation/operating/*.txt (the
+#                             operating page's captures) from a guest run
 #   make bench                mrcore vs ib_core's rdma_rw vs perftest, on the bench kernel
 #   make check                every test layer; last line "check: N passed, M failed"
 #   make mirror               userspace mirror tests only
@@ -34,8 +36,8 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 .PHONY: all modules clean check mirror kunit test-kernel demo bench \
-	checkpatch kernel-doc docs format-check dkms-check fuzz soak bench-mirror \
-	bench-vs-rw mutants install install-dev install-dkms kcsan
+	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
+	bench-vs-rw mutants install install-dev install-dkms kcsan operating
 
 all: modules
 
@@ -113,6 +115,9 @@ kunit:
 demo:
 	@scripts/demo.sh
 
+operating:
+	@scripts/operating.sh
+
 bench:
 	@scripts/bench.sh
 
@@ -123,9 +128,6 @@ kcsan:
 
 docs:
 	@scripts/docs.sh
-
-format-check:
-	@scripts/format-check.sh
 
 dkms-check:
 	@scripts/dkms-check.sh

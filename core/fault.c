@@ -3,10 +3,10 @@
  * Fault injection at the points where the core meets the device: posting,
  * MR allocation, page-list mapping, DMA mapping, the MR pool.
  *
- * post_wr is asked once per WR of a chain the core posts (rdma_io_ctx_post(),
- * an rkey set's rdma_rkey_req_post() and invalidations): armed with @skip
- * k, the driver takes the first k WRs and the post fails on the next, as
- * with a send queue that had room for k.
+ * post_wr is asked once per WR of a chain rdma_post_send_chain() posts (an
+ * I/O's, an rkey set's request and invalidations, the adapters'): armed
+ * with @skip k, the driver takes the first k WRs and the post fails on the
+ * next, as with a send queue that had room for k.
  *
  * Free when off: every point is behind one static key, enabled only while
  * some point is armed.  Armed from KUnit (rdma_mrcore_fault_arm()) or from
@@ -146,44 +146,4 @@ void mrcore_fault_state(enum mrcore_fault_point point, int *skip, int *times,
 	*skip = atomic_read(&mrcore_faults[point].skip);
 	*times = atomic_read(&mrcore_faults[point].times);
 	*hits = atomic_read(&mrcore_faults[point].hits);
-}
-
-/**
- * mrcore_post_faulty() - ib_post_send() with a test's injected failures
- * @qp: the QP.
- * @first: the chain.
- * @bad: as ib_post_send() sets it.
- *
- * post_send refuses the whole chain, post_wr one WR of it, after which the
- * driver is handed only the WRs before that one, as a send queue with room
- * for those would take them.  Called by mrcore_post_chain() while a fault
- * point is armed.
- *
- * Context: As ib_post_send().
- * Return: as ib_post_send().
- */
-int mrcore_post_faulty(struct ib_qp *qp, struct ib_send_wr *first,
-		       const struct ib_send_wr **bad)
-{
-	struct ib_send_wr *wr, *prev = NULL;
-	int ret;
-
-	*bad = first;
-	if (mrcore_should_fail(MRCORE_FAULT_POST_SEND))
-		return -ENOMEM;
-	for (wr = first; wr; prev = wr, wr = wr->next)
-		if (mrcore_should_fail(MRCORE_FAULT_POST_WR))
-			break;
-	if (!wr)
-		return ib_post_send(qp, first, bad);
-	if (!prev)
-		return -ENOMEM;
-	prev->next = NULL;
-	ret = ib_post_send(qp, first, bad);
-	prev->next = wr;
-	if (!ret) {
-		*bad = wr;
-		ret = -ENOMEM;
-	}
-	return ret;
 }

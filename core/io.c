@@ -885,6 +885,70 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 
+/*
+ * ib_post_send() with a test's injected failures: post_send refuses the
+ * whole chain, post_wr one WR of it, after which the driver is handed only
+ * the WRs before that one, as a send queue with room for those would take
+ * them.  @bad as ib_post_send() sets it.
+ */
+static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
+					  struct ib_send_wr *first,
+					  const struct ib_send_wr **bad)
+{
+	struct ib_send_wr *wr, *prev = NULL;
+	int ret;
+
+	*bad = first;
+	if (mrcore_should_fail(MRCORE_FAULT_POST_SEND))
+		return -ENOMEM;
+	for (wr = first; wr; prev = wr, wr = wr->next)
+		if (mrcore_should_fail(MRCORE_FAULT_POST_WR))
+			break;
+	if (!wr)
+		return ib_post_send(qp, first, bad);
+	if (!prev)
+		return -ENOMEM;
+	prev->next = NULL;
+	ret = ib_post_send(qp, first, bad);
+	prev->next = wr;
+	if (!ret) {
+		*bad = wr;
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/**
+ * rdma_post_send_chain() - post a chain of WRs, telling a partial post apart
+ * @qp: the QP.
+ * @first: the first WR of the chain (e.g. the registrations the map API
+ *	chained in front of the caller's Send).
+ *
+ * A driver posts a chain WR by WR and keeps the WRs before one it refuses.
+ * Those run or are flushed whatever the caller does next: the memory and
+ * keys they name are in use until the QP's send queue has drained.  The
+ * test hooks' fault points post_send (the whole chain refused) and post_wr
+ * (the chain cut before one WR) act here.
+ *
+ * Context: As ib_post_send().
+ * Return: 0; the driver's error if it took none of the chain; or
+ * -EINPROGRESS if it took only part of it: drain the send queue
+ * (ib_drain_sq(), which moves the QP to the error state) before anything
+ * the chain names is released.
+ */
+int rdma_post_send_chain(struct ib_qp *qp, struct ib_send_wr *first)
+{
+	const struct ib_send_wr *bad = first;
+	int ret;
+
+	if (unlikely(mrcore_fault_armed()))
+		ret = mrcore_io_post_faulty(qp, first, &bad);
+	else
+		ret = ib_post_send(qp, first, &bad);
+	return ret && bad != first ? -EINPROGRESS : ret;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_post_send_chain, RDMA_MRCORE);
+
 /**
  * rdma_io_ctx_post() - post an I/O with one ib_post_send()
  * @ctx: an initialized context.
@@ -912,8 +976,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
-	struct ib_send_wr *first = rdma_io_ctx_wrs(ctx, cqe, chain_wr);
-	int ret = mrcore_post_chain(ctx->pool->info.qp, first);
+	int ret = rdma_post_send_chain(ctx->pool->info.qp,
+				       rdma_io_ctx_wrs(ctx, cqe, chain_wr));
 
 	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
 			MRCORE_STAT_POSTS);

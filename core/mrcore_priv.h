@@ -545,8 +545,6 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 }
 
 extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
-int mrcore_post_faulty(struct ib_qp *qp, struct ib_send_wr *first,
-		       const struct ib_send_wr **bad);
 #else
 static inline bool mrcore_fault_armed(void)
 {
@@ -560,38 +558,7 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 
 /* An empty name of the parameter's size: the cost model decides. */
 #define mrcore_force_backend ((const char[MRCORE_BACKEND_NAME_LEN]) { 0 })
-
-static inline int mrcore_post_faulty(struct ib_qp *qp,
-				     struct ib_send_wr *first,
-				     const struct ib_send_wr **bad)
-{
-	return ib_post_send(qp, first, bad);
-}
 #endif
-
-/**
- * mrcore_post_chain() - post a chain the core built, with one ib_post_send()
- * @qp: the QP.
- * @first: the chain.
- *
- * rdma_post_send_chain() with the fault points post_send and post_wr
- * (mrcore_post_faulty()) while a test arms one.
- *
- * Context: As ib_post_send().
- * Return: 0; the driver's error if it took none of the chain; -EINPROGRESS
- * if it took only part of it.
- */
-static inline int mrcore_post_chain(struct ib_qp *qp, struct ib_send_wr *first)
-{
-	const struct ib_send_wr *bad = first;
-	int ret;
-
-	if (unlikely(mrcore_fault_armed()))
-		ret = mrcore_post_faulty(qp, first, &bad);
-	else
-		ret = ib_post_send(qp, first, &bad);
-	return ret && bad != first ? -EINPROGRESS : ret;
-}
 
 DECLARE_PER_CPU(long, mrcore_dma_live);
 

@@ -499,7 +499,7 @@ int rdma_rkey_req_post(struct rdma_rkey_req *req)
 
 	if (!req || !req->set || !req->first)
 		return -EINVAL;
-	ret = mrcore_post_chain(req->set->pool->info.qp, req->first);
+	ret = rdma_post_send_chain(req->set->pool->info.qp, req->first);
 	req->drain = ret == -EINPROGRESS;
 	return ret;
 }
@@ -564,7 +564,7 @@ void rdma_rkey_req_retire(struct rdma_rkey_req *req,
 		mrcore_rkey_finish(req);
 		return;
 	}
-	ret = mrcore_post_chain(req->set->pool->info.qp, first);
+	ret = rdma_post_send_chain(req->set->pool->info.qp, first);
 	if (!ret)
 		return;
 	/* In part: the last, signaled WR was not taken. */

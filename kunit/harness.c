@@ -12,14 +12,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
+#include <rdma/mrcore.h>
 
 #include "mrcore_harness.h"
 
 #define MRCORE_E2E_CM_TIMEOUT_MS	5000
 #define MRCORE_E2E_STEP_TIMEOUT_MS	15000
-#define MRCORE_E2E_SQ_DEPTH		256
 #define MRCORE_E2E_RQ_DEPTH		16
-#define MRCORE_E2E_RD_ATOM		4
 
 const struct mrcore_e2e_target mrcore_e2e_siw = {
 	.name = "siw",
@@ -139,6 +138,36 @@ static void mrcore_e2e_qp_event(struct ib_event *event, void *context)
 	atomic_inc(&side->qp_events);
 }
 
+static u32 mrcore_e2e_send_sge(const struct mrcore_e2e_caps *caps,
+			       struct ib_device *dev)
+{
+	return min_t(u32, dev->attrs.max_send_sge, caps->max_send_sge);
+}
+
+/*
+ * The send queue and the CQ of one end (struct mrcore_e2e_caps): the
+ * user's own WRs, plus what the READ/WRITE helper says its I/Os may post
+ * and complete, plus the receive queue on the CQ; within the device's
+ * limits.
+ */
+static void mrcore_e2e_queue_sizes(const struct mrcore_e2e_caps *caps,
+				   struct ib_device *dev, u32 port_num,
+				   u32 *send_wrs, u32 *cqes)
+{
+	u32 sge = mrcore_e2e_send_sge(caps, dev);
+	u64 wrs = caps->max_send_wr, cq = caps->max_send_wr;
+
+	if (caps->io_ctxs) {
+		wrs += (u64)caps->io_ctxs *
+		       rdma_io_max_send_wr(dev, port_num, caps->io_pages, sge);
+		cq += (u64)caps->io_ctxs *
+		      rdma_io_max_cqe(dev, port_num, caps->io_pages, sge);
+	}
+	cq += MRCORE_E2E_RQ_DEPTH + 2;
+	*send_wrs = min_t(u64, max_t(u64, wrs, 1), dev->attrs.max_qp_wr);
+	*cqes = min_t(u64, cq, dev->attrs.max_cqe);
+}
+
 /* Allocate PD, CQ and QP on the device @id is bound to. */
 static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 				 struct mrcore_e2e_side *side,
@@ -147,6 +176,7 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 	const struct mrcore_e2e_caps *caps = &pair->caps;
 	struct ib_qp_init_attr attr = {};
 	struct ib_device *dev = id->device;
+	u32 send_wrs, cqes;
 	int ret;
 
 	if (!dev)
@@ -179,10 +209,8 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 	 * last completion could free the CQ in that window (seen as a KASAN
 	 * use-after-free under TCG).
 	 */
-	side->cq = ib_alloc_cq(dev, side, min_t(u32, caps->max_send_wr +
-					       MRCORE_E2E_RQ_DEPTH + 2,
-					       dev->attrs.max_cqe),
-			       0, IB_POLL_WORKQUEUE);
+	mrcore_e2e_queue_sizes(caps, dev, id->port_num, &send_wrs, &cqes);
+	side->cq = ib_alloc_cq(dev, side, cqes, 0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(side->cq)) {
 		ret = PTR_ERR(side->cq);
 		side->cq = NULL;
@@ -192,11 +220,9 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 	attr.qp_context = side;
 	attr.send_cq = side->cq;
 	attr.recv_cq = side->cq;
-	attr.cap.max_send_wr = min_t(u32, caps->max_send_wr,
-				     dev->attrs.max_qp_wr);
+	attr.cap.max_send_wr = send_wrs;
 	attr.cap.max_recv_wr = MRCORE_E2E_RQ_DEPTH;
-	attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge,
-				      caps->max_send_sge);
+	attr.cap.max_send_sge = mrcore_e2e_send_sge(caps, dev);
 	attr.cap.max_rdma_ctxs = caps->max_rdma_ctxs;
 	attr.cap.max_recv_sge = 1;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -206,6 +232,9 @@ static int mrcore_e2e_side_setup(struct mrcore_e2e_pair *pair,
 		goto err_cq;
 	side->qp = id->qp;
 	side->cm_id = id;
+	/* What the driver made of them. */
+	side->send_wrs = attr.cap.max_send_wr;
+	side->cqes = side->cq->cqe;
 	return 0;
 
 err_cq:
@@ -370,13 +399,29 @@ static int mrcore_e2e_active_wait(struct mrcore_e2e_pair *pair,
 	return 0;
 }
 
+/*
+ * The default queues: a few WRs of the user's own, and one I/O of the
+ * READ/WRITE helper of up to %MRCORE_E2E_IO_PAGES pages.
+ */
+const struct mrcore_e2e_caps mrcore_e2e_default_caps = {
+	.max_send_wr = MRCORE_E2E_OWN_WRS,
+	.max_send_sge = MRCORE_E2E_SGES,
+	.max_rdma_ctxs = 0,
+	.rd_atom = MRCORE_E2E_RD_ATOM,
+	.io_ctxs = 1,
+	.io_pages = MRCORE_E2E_IO_PAGES,
+};
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_default_caps, MRCORE_HARNESS);
+
 /**
  * mrcore_e2e_pair_create() - connect an RC QP pair over a device
  * @target: device kind and addresses.
  * @pairp: receives the pair on success.
  *
- * As mrcore_e2e_pair_create_caps() with the harness's default queue sizes:
- * %MRCORE_E2E_SQ_DEPTH send WRs of at most 4 SGEs, no RDMA R/W contexts,
+ * As mrcore_e2e_pair_create_caps() with the harness's default queue sizes
+ * (mrcore_e2e_default_caps): %MRCORE_E2E_OWN_WRS send WRs of at most
+ * %MRCORE_E2E_SGES SGEs and one READ/WRITE helper I/O of
+ * %MRCORE_E2E_IO_PAGES pages, no RDMA R/W contexts,
  * %MRCORE_E2E_RD_ATOM READs in flight.
  *
  * Context: Process context; sleeps until connected (seconds at most).
@@ -385,14 +430,8 @@ static int mrcore_e2e_active_wait(struct mrcore_e2e_pair *pair,
 int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 			   struct mrcore_e2e_pair **pairp)
 {
-	static const struct mrcore_e2e_caps caps = {
-		.max_send_wr = MRCORE_E2E_SQ_DEPTH,
-		.max_send_sge = 4,
-		.max_rdma_ctxs = 0,
-		.rd_atom = MRCORE_E2E_RD_ATOM,
-	};
-
-	return mrcore_e2e_pair_create_caps(target, &caps, pairp);
+	return mrcore_e2e_pair_create_caps(target, &mrcore_e2e_default_caps,
+					   pairp);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create, MRCORE_HARNESS);
 
@@ -443,12 +482,109 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_caps, MRCORE_HARNESS);
 int mrcore_e2e_pair_create_shared(const struct mrcore_e2e_pair *base,
 				  struct mrcore_e2e_pair **pairp)
 {
-	if (!base->active.pd)
-		return -EINVAL;
-	return mrcore_e2e_connect(base->target, &base->caps, base->active.pd,
-				  pairp);
+	return mrcore_e2e_pair_create_on_pd(base, base->active.pd, pairp);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_shared, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_pair_create_on_pd() - a connection on a given PD
+ * @base: a connected pair, for its kind and queue sizes.
+ * @pd: the PD of one of @base's ends.
+ * @pairp: receives the new pair on success.
+ *
+ * As mrcore_e2e_pair_create_shared(), on @pd, which may be @base's passive
+ * end's: the new pair's passive end is a peer that can try any key of @pd.
+ *
+ * Context: Process context; sleeps until connected (seconds at most).
+ * Return: as mrcore_e2e_pair_create_shared().
+ */
+int mrcore_e2e_pair_create_on_pd(const struct mrcore_e2e_pair *base,
+				 struct ib_pd *pd,
+				 struct mrcore_e2e_pair **pairp)
+{
+	if (!pd)
+		return -EINVAL;
+	return mrcore_e2e_connect(base->target, &base->caps, pd, pairp);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_on_pd, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_try_key() - a peer of a PD uses a key it was not given
+ * @base: a connected pair.
+ * @pd: the PD the key belongs to (an end of @base's).
+ * @op: %IB_WR_RDMA_WRITE or %IB_WR_RDMA_READ, of %MRCORE_E2E_TRY_BYTES.
+ * @key: the key.
+ * @iova: the address it named.
+ *
+ * The attacker of the design's rule 6: a new connection whose active end
+ * is on @pd (mrcore_e2e_pair_create_on_pd()); its passive end, with a PD
+ * of its own, makes the access.  A WRITE carries bytes of its own, a READ
+ * lands in poisoned memory.
+ *
+ * Context: Process context; sleeps.
+ * Return: 1 if the access was refused (an error completion, or for an
+ * iWARP WRITE, which is never acknowledged, the TERMINATE that breaks the
+ * connection; a READ that moved bytes counts as served whatever its
+ * status), 0 if it was served, or a negative errno if it could not be
+ * made.
+ */
+int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
+		       enum ib_wr_opcode op, u32 key, u64 iova)
+{
+	struct mrcore_e2e_pair *atk = NULL;
+	struct mrcore_e2e_buf buf = {};
+	struct mrcore_e2e_diff diff;
+	struct mrcore_e2e_wait *w;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	int ret, st;
+
+	/* Freed after the pair's drain: a completion may come until then. */
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	ret = mrcore_e2e_pair_create_on_pd(base, pd, &atk);
+	if (ret)
+		goto free_w;
+	ret = mrcore_e2e_buf_alloc(&buf, MRCORE_E2E_TRY_BYTES, 0);
+	if (ret)
+		goto destroy;
+	if (op == IB_WR_RDMA_WRITE)
+		mrcore_e2e_buf_fill(&buf, 0x7e57);
+	else
+		mrcore_e2e_buf_poison(&buf);
+	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
+			  DMA_BIDIRECTIONAL) != buf.nents) {
+		ret = -ENOMEM;
+		goto free_buf;
+	}
+	sge.addr = sg_dma_address(buf.sg);
+	sge.length = MRCORE_E2E_TRY_BYTES;
+	sge.lkey = atk->passive.pd->local_dma_lkey;
+	mrcore_e2e_wait_init(w);
+	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, w);
+	st = mrcore_e2e_post(&atk->passive, &wr.wr, w,
+			     MRCORE_E2E_STEP_TIMEOUT_MS);
+	ret = st != IB_WC_SUCCESS;
+	if (!ret && op == IB_WR_RDMA_WRITE &&
+	    rdma_protocol_iwarp(atk->passive.device,
+				atk->passive.cm_id->port_num))
+		ret = mrcore_e2e_qp_failed(&atk->passive, 5000);
+	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
+			DMA_BIDIRECTIONAL);
+	if (op == IB_WR_RDMA_READ &&
+	    !mrcore_e2e_buf_verify(&buf, 0, MRCORE_E2E_TRY_BYTES,
+				   MRCORE_E2E_POISONED, &diff))
+		ret = 0;
+free_buf:
+	mrcore_e2e_buf_free(&buf);
+destroy:
+	mrcore_e2e_pair_destroy(atk);
+free_w:
+	kfree(w);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key, MRCORE_HARNESS);
 
 static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 			      const struct mrcore_e2e_caps *caps,

@@ -3,9 +3,9 @@
  * What the end-to-end suites of the READ/WRITE helper share (mrcore_io_*,
  * mrcore_flush_*, mrcore_soak_*, mrcore_keys_*, mrcore_stress_*,
  * mrcore_rkey_*): a connected pair, the far side's memory under one rkey,
- * local memory of a shape, a pool, running one I/O, and the attacker (a
- * peer on another connection to the same PD) trying keys.  Everything is
- * released by KUnit actions at the end of the test.
+ * local memory of a shape, a pool, running one I/O, and the attacker's
+ * tries of the keys that named memory given back.  Everything is released
+ * by KUnit actions at the end of the test.
  */
 #ifndef _MRCORE_IO_E2E_H
 #define _MRCORE_IO_E2E_H
@@ -54,10 +54,8 @@ struct io_local {
 	u64 len;
 };
 
-/* What the memory holds when the attacker tries, and what it writes. */
+/* What the memory holds when the attacker tries. */
 #define KEYS_SEED_REUSED	0x20003
-#define KEYS_SEED_ATTACKER	0x20004
-#define KEYS_ATTACK_BYTES	64
 
 /* What named the memory: a key and the address it was used at. */
 struct keys_named {
@@ -72,13 +70,16 @@ struct keys_recv {
 	struct ib_wc wc;
 };
 
-struct mrcore_e2e_pair *io_pair(struct kunit *test);
+struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
+				u32 max_pages);
 struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair);
 struct io_local *io_local_create(struct kunit *test,
 				 const struct mrcore_shape_desc *d);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
+void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
+		    struct io_owner *owner, struct rdma_io_pool *pool);
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	   struct rdma_io_ctx *ctx);
 int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,

@@ -137,17 +137,38 @@ struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 	return pool;
 }
 
-struct mrcore_e2e_pair *io_pair(struct kunit *test)
+/*
+ * A connected pair whose queues hold @max_ctxs I/Os of up to @max_pages
+ * pages (as rdma_io_max_send_wr() and rdma_io_max_cqe() say), besides the
+ * harness's few WRs of the test's own.
+ */
+struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
+				u32 max_pages)
 {
 	const struct mrcore_e2e_target *t = test->priv;
+	struct mrcore_e2e_caps caps = mrcore_e2e_default_caps;
 	struct mrcore_e2e_pair *pair = NULL;
 	int ret;
 
-	ret = mrcore_e2e_pair_create(t, &pair);
+	caps.io_ctxs = max_ctxs;
+	caps.io_pages = max_pages;
+	ret = mrcore_e2e_pair_create_caps(t, &caps, &pair);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
 	ret = kunit_add_action_or_reset(test, io_pair_release, pair);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return pair;
+}
+
+/*
+ * Release @pool, @owner and @pair now, in that order, rather than at the
+ * end of the test: for a test that goes on over a new pair.
+ */
+void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
+		    struct io_owner *owner, struct rdma_io_pool *pool)
+{
+	kunit_release_action(test, io_pool_release, pool);
+	kunit_release_action(test, io_owner_release, owner);
+	kunit_release_action(test, io_pair_release, pair);
 }
 
 static int io_run_with(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
@@ -210,64 +231,21 @@ bool io_on_iwarp(struct kunit *test)
 
 /*
  * One try of the attacker over a new connection to the PD of @base's
- * active end: @op of 64 bytes at @iova through @key.  Returns true if the
- * access was refused: an error completion, or for an iWARP WRITE (never
- * acknowledged) the TERMINATE that breaks the connection.  The test fails
- * if it was not.
+ * active end (mrcore_e2e_try_key()): @op through @key at @iova.  Returns
+ * true if the access was refused: an error completion, or for an iWARP
+ * WRITE (never acknowledged) the TERMINATE that breaks the connection.
+ * The test fails if it was not.
  */
 bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
 		    enum ib_wr_opcode op, u32 key, u64 iova)
 {
-	struct mrcore_e2e_pair *atk = NULL;
-	struct mrcore_e2e_buf buf = {};
-	struct mrcore_e2e_wait w;
-	struct ib_rdma_wr wr;
-	struct ib_sge sge;
-	bool refused;
-	int ret, st;
+	int r = mrcore_e2e_try_key(base, base->active.pd, op, key, iova);
 
-	ret = mrcore_e2e_pair_create_shared(base, &atk);
-	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker's connection on the shared PD");
-	KUNIT_EXPECT_PTR_EQ(test, atk->active.pd, base->active.pd);
-	ret = mrcore_e2e_buf_alloc(&buf, KEYS_ATTACK_BYTES, 0);
-	if (ret) {
-		mrcore_e2e_pair_destroy(atk);
-		KUNIT_FAIL(test, "attacker memory: %d", ret);
-		return false;
-	}
-	if (op == IB_WR_RDMA_WRITE)
-		mrcore_e2e_buf_fill(&buf, KEYS_SEED_ATTACKER);
-	else
-		mrcore_e2e_buf_poison(&buf);
-	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
-			  DMA_BIDIRECTIONAL) != buf.nents) {
-		mrcore_e2e_buf_free(&buf);
-		mrcore_e2e_pair_destroy(atk);
-		KUNIT_FAIL(test, "attacker DMA mapping");
-		return false;
-	}
-	sge.addr = sg_dma_address(buf.sg);
-	sge.length = KEYS_ATTACK_BYTES;
-	sge.lkey = atk->passive.pd->local_dma_lkey;
-	mrcore_e2e_wait_init(&w);
-	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, &w);
-	st = mrcore_e2e_post(&atk->passive, &wr.wr, &w, IO_TIMEOUT_MS);
-	refused = st != IB_WC_SUCCESS;
-	if (!refused && op == IB_WR_RDMA_WRITE && io_on_iwarp(test))
-		refused = mrcore_e2e_qp_failed(&atk->passive, 5000);
-	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
-			DMA_BIDIRECTIONAL);
-	if (op == IB_WR_RDMA_READ)
-		mrcore_e2e_expect_data(test, &buf, 0, KEYS_ATTACK_BYTES,
-				       MRCORE_E2E_POISONED,
-				       "attacker's READ sink");
-	mrcore_e2e_buf_free(&buf);
-	mrcore_e2e_pair_destroy(atk);
-	KUNIT_EXPECT_TRUE_MSG(test, refused,
-			      "the attacker's %s through key 0x%x at 0x%llx was not refused (status %d)",
-			      op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
-			      iova, st);
-	return refused;
+	KUNIT_EXPECT_EQ_MSG(test, r, 1,
+			    "the attacker's %s through key 0x%x at 0x%llx was %s (%d)",
+			    op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
+			    iova, r ? "not made" : "not refused", r);
+	return r == 1;
 }
 
 /*

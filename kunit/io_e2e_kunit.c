@@ -23,6 +23,7 @@
 
 #include "e2e_suite.h"
 #include "io_e2e.h"
+#include "cases/scenarios.h"
 
 /**
  * struct io_param - one end-to-end I/O
@@ -107,6 +108,41 @@ KUNIT_ARRAY_PARAM(io_siw, io_params_siw, io_param_desc);
 #define IO_SEED_ATTACKER	0x10004
 #define IO_ATTACK_BYTES		64
 
+/* The row's I/O from @l: a scatterlist from byte @skip on, or bio_vecs. */
+static int io_init(struct kunit *test, struct rdma_io_ctx *ctx,
+		   struct rdma_io_pool *pool, const struct io_local *l,
+		   bool bvec, u32 skip, const struct io_owner *owner, bool read)
+{
+	enum dma_data_direction dir = read ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+
+	if (bvec) {
+		struct bvec_iter iter = { .bi_size = l->len };
+
+		return rdma_io_ctx_init_bvec(ctx, pool, io_local_bvecs(test, l),
+					     l->nents, iter, owner->iova,
+					     owner->rkey, dir);
+	}
+	return rdma_io_ctx_init(ctx, pool, l->sg, l->nents, skip, owner->iova,
+				owner->rkey, dir);
+}
+
+/*
+ * The source of an I/O over all of @l holds @seed's pattern, the sink (at
+ * the start of the owner's memory, or @l) its poison.
+ */
+static void io_fill(struct io_owner *owner, struct io_local *l, bool read,
+		    u32 seed)
+{
+	if (read) {
+		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, seed);
+		mrcore_e2e_buf_poison(&l->buf);
+	} else {
+		mrcore_e2e_buf_fill(&l->buf, seed);
+		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
+					  MRCORE_E2E_POISONED);
+	}
+}
+
 static void io_moves_data(struct kunit *test)
 {
 	const struct io_param *p = test->param_value;
@@ -120,36 +156,19 @@ static void io_moves_data(struct kunit *test)
 	long maps0;
 	int wrs;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, MRCORE_E2E_IO_PAGES);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, d);
-	pool = io_pool(test, &pair->active, 1, 1025);
+	pool = io_pool(test, &pair->active, 1, MRCORE_E2E_IO_PAGES);
 	if (p->force)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, p->force));
 
 	/* The source holds its pattern, the sink is poisoned. */
-	if (p->read)
-		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
-					  IO_SEED_OWNER);
-	else
-		mrcore_e2e_buf_fill(&l->buf, IO_SEED_LOCAL);
+	io_fill(owner, l, p->read, moved);
 
 	maps0 = rdma_mrcore_dma_maps_live();
-	if (p->bvec) {
-		struct bvec_iter iter = { .bi_size = l->len };
-
-		wrs = rdma_io_ctx_init_bvec(&ctx, pool, io_local_bvecs(test, l),
-					    l->nents, iter, owner->iova,
-					    owner->rkey,
-					    p->read ? DMA_FROM_DEVICE :
-						      DMA_TO_DEVICE);
-	} else {
-		wrs = rdma_io_ctx_init(&ctx, pool, l->sg, l->nents, 0,
-				       owner->iova, owner->rkey,
-				       p->read ? DMA_FROM_DEVICE :
-						 DMA_TO_DEVICE);
-	}
+	wrs = io_init(test, &ctx, pool, l, p->bvec, 0, owner, p->read);
 	KUNIT_ASSERT_GT(test, wrs, 0);
 	kunit_info(test, "%s %llu bytes in %u entries: backend %s, %d WRs, %u MRs\n",
 		   p->read ? "READ" : "WRITE", l->len, l->nents,
@@ -176,6 +195,472 @@ static void io_moves_data(struct kunit *test)
 }
 
 /*
+ * ---- Sizing: rdma_io_max_send_wr() and rdma_io_max_cqe() on the driver ----
+ *
+ * The WRs an I/O posts are those of the chain rdma_io_ctx_wrs() hands to
+ * ib_post_send(); the completions it can produce are those of a flush,
+ * one per WR posted, signaled or not.  ib_core drops a completion whose
+ * WR has no wr_cqe, and the core's unsignaled WRs have none: the test
+ * gives them a counting one before it posts (a WR that completes
+ * successfully unsignaled produces nothing, so this changes nothing else).
+ */
+
+/**
+ * struct io_count - completions of the core's own WRs
+ * @cqe: put in the wr_cqe of every WR of the chain that has none.
+ * @n: completions seen.
+ */
+struct io_count {
+	struct ib_cqe cqe;
+	atomic_t n;
+};
+
+static void io_count_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	atomic_inc(&container_of(wc->wr_cqe, struct io_count, cqe)->n);
+}
+
+/**
+ * struct io_tally - one I/O as the driver saw it
+ * @posted: WRs of the chain posted.
+ * @completions: completions that came for them.
+ * @status: the status of the last WR's completion, or a negative errno.
+ */
+struct io_tally {
+	u32 posted;
+	u32 completions;
+	int status;
+};
+
+/*
+ * A 4 MiB READ on rxe took over 30 s (IO_TIMEOUT_MS) under TCG on a
+ * loaded machine; only a failure detector, so a generous one.
+ */
+#define IO_SIZING_TIMEOUT_MS	120000
+
+/*
+ * Post @ctx's chain with one ib_post_send(), wait for its last WR and
+ * destroy it with that completion.  Completions come in order on one CQ:
+ * once the last WR's is in, every earlier WR's that will come has come.
+ */
+static struct io_tally io_run_counted(struct kunit *test,
+				      struct mrcore_e2e_side *side,
+				      struct rdma_io_ctx *ctx, bool bvec,
+				      struct io_count *cnt)
+{
+	struct mrcore_e2e_wait w;
+	struct io_tally t = {};
+	struct ib_send_wr *first, *wr;
+	const struct ib_send_wr *bad;
+	struct ib_wc wc = {};
+	int ret;
+
+	mrcore_e2e_wait_init(&w);
+	cnt->cqe.done = io_count_done;
+	atomic_set(&cnt->n, 0);
+	first = rdma_io_ctx_wrs(ctx, &w.cqe, NULL);
+	for (wr = first; wr; wr = wr->next) {
+		t.posted++;
+		if (!wr->wr_cqe)
+			wr->wr_cqe = &cnt->cqe;
+	}
+	bad = first;
+	ret = ib_post_send(side->qp, first, &bad);
+	if (ret) {
+		/* The queue sized by the helper refused part of the chain. */
+		KUNIT_FAIL(test, "ib_post_send() of %u WRs: %d (%s)", t.posted,
+			   ret, bad == first ? "none taken" : "taken in part");
+		if (bad != first)
+			ib_drain_qp(side->qp);
+		t.status = ret;
+		if (bvec)
+			rdma_io_ctx_destroy_bvec(ctx, NULL);
+		else
+			rdma_io_ctx_destroy(ctx, NULL);
+		return t;
+	}
+	t.status = mrcore_e2e_wait_done(side, &w, IO_SIZING_TIMEOUT_MS);
+	t.completions = atomic_read(&cnt->n) + (t.status >= 0);
+	wc.status = t.status < 0 ? IB_WC_GENERAL_ERR : t.status;
+	if (bvec)
+		rdma_io_ctx_destroy_bvec(ctx, t.status < 0 ? NULL : &wc);
+	else
+		rdma_io_ctx_destroy(ctx, t.status < 0 ? NULL : &wc);
+	return t;
+}
+
+/* The QP's later WRs are flushed, each with a completion. */
+static void io_qp_to_error(struct kunit *test, struct mrcore_e2e_side *side)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	KUNIT_ASSERT_EQ(test, 0, ib_modify_qp(side->qp, &attr, IB_QP_STATE));
+}
+
+/**
+ * struct io_sizes - what the helpers answer for an I/O's pages on a QP
+ * @pages: pages the I/O spans.
+ * @sge: the QP's SGEs per send WR.
+ * @send_wr: rdma_io_max_send_wr().
+ * @cqe: rdma_io_max_cqe().
+ */
+struct io_sizes {
+	u32 pages;
+	u32 sge;
+	u32 send_wr;
+	u32 cqe;
+};
+
+static struct io_sizes io_sizes(struct kunit *test,
+				struct mrcore_e2e_side *side, u32 pages)
+{
+	struct io_sizes z = { .pages = pages, .sge = side->qp->max_write_sge };
+	u32 port = side->cm_id->port_num;
+
+	z.send_wr = rdma_io_max_send_wr(side->device, port, pages, z.sge);
+	z.cqe = rdma_io_max_cqe(side->device, port, pages, z.sge);
+	/* The harness sized the queues with them (io_pair()). */
+	KUNIT_EXPECT_GE(test, side->send_wrs, z.send_wr);
+	KUNIT_EXPECT_GE(test, side->cqes, z.cqe);
+	return z;
+}
+
+static void io_sizing_check(struct kunit *test, const struct io_sizes *z,
+			    const struct io_tally *t, bool flushed,
+			    int wrs, const char *what)
+{
+	KUNIT_EXPECT_EQ_MSG(test, t->posted, (u32)wrs,
+			    "%s: init said %d WRs", what, wrs);
+	KUNIT_EXPECT_LE_MSG(test, t->posted, z->send_wr,
+			    "%s: %u WRs posted, rdma_io_max_send_wr(%u pages, %u SGEs) = %u",
+			    what, t->posted, z->pages, z->sge, z->send_wr);
+	KUNIT_EXPECT_LE_MSG(test, t->completions, z->cqe,
+			    "%s: %u completions, rdma_io_max_cqe(%u pages, %u SGEs) = %u",
+			    what, t->completions, z->pages, z->sge, z->cqe);
+	if (flushed) {
+		KUNIT_EXPECT_EQ(test, t->status, IB_WC_WR_FLUSH_ERR);
+		KUNIT_EXPECT_EQ_MSG(test, t->completions, t->posted,
+				    "%s: a flush completes every WR", what);
+	} else {
+		KUNIT_EXPECT_EQ(test, t->status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ_MSG(test, t->completions, 1u,
+				    "%s: a completed I/O completes once", what);
+	}
+}
+
+#define IO_SEED_SIZING		0x10005
+
+/*
+ * Every I/O of the device's io_moves_data table: on a fresh pool, in the
+ * steady state (the pool's MRs keep their last keys; only after an I/O
+ * that took MRs) and flushed (the QP in the error state), the WRs it
+ * posts fit rdma_io_max_send_wr() and the completions it produces
+ * rdma_io_max_cqe(), for the pages it spans and the QP's SGEs.
+ */
+static void io_sizing(struct kunit *test)
+{
+	const struct io_param *p = test->param_value;
+	const struct mrcore_shape_desc *d = &mrcore_shapes[p->shape];
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct rdma_io_ctx ctx;
+	struct io_owner *owner;
+	struct io_count *cnt;
+	struct io_tally t;
+	struct io_sizes z;
+	struct io_local *l;
+	int round, wrs;
+	bool mrs = false;
+
+	/* Freed after the pair: no completion comes after its drain. */
+	cnt = kunit_kzalloc(test, sizeof(*cnt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cnt);
+	pair = io_pair(test, 1, MRCORE_E2E_IO_PAGES);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, d);
+	pool = io_pool(test, &pair->active, 1, MRCORE_E2E_IO_PAGES);
+	if (p->force)
+		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, p->force));
+	z = io_sizes(test, &pair->active, l->buf.npages);
+
+	for (round = 0; round < 3; round++) {
+		bool flush = round == 2;
+		const char *what = round == 0 ? "fresh pool" :
+				   round == 1 ? "steady state" : "flushed";
+
+		/* An I/O that took no MR left the pool as it was. */
+		if (round == 1 && !mrs)
+			continue;
+		io_fill(owner, l, p->read, IO_SEED_SIZING + round);
+		if (flush)
+			io_qp_to_error(test, &pair->active);
+		wrs = io_init(test, &ctx, pool, l, p->bvec, 0, owner, p->read);
+		KUNIT_ASSERT_GT(test, wrs, 0);
+		mrs |= ctx.nr_mrs;
+		t = io_run_counted(test, &pair->active, &ctx, p->bvec, cnt);
+		kunit_info(test, "%s, %u pages, %u SGEs: %u WRs posted, %u completions; helpers %u WRs, %u CQEs\n",
+			   what, z.pages, z.sge, t.posted, t.completions,
+			   z.send_wr, z.cqe);
+		io_sizing_check(test, &z, &t, flush, wrs, what);
+		if (!flush)
+			mrcore_e2e_expect_data(test, p->read ? &l->buf :
+					       &owner->buf, 0, l->len,
+					       IO_SEED_SIZING + round,
+					       "sink of a counted I/O");
+	}
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+}
+
+/*
+ * The shapes of the tables with an entry per page, the worst an I/O of
+ * that many pages can be (rdma_io_max_send_wr()'s @max_pages), and 1024
+ * such pages: as many as the largest I/O of the tables spans.
+ */
+static const struct mrcore_shape_desc io_exact_shapes[] = {
+	{ "1_page", 1, 0, PAGE_SIZE, 1 },
+	{ "8_pages", 8, 0, PAGE_SIZE, 2 },
+	{ "32_pages", 32, 0, PAGE_SIZE, 2 },
+	{ "33_pages", 33, 0, PAGE_SIZE, 2 },
+	{ "256_pages", 256, 0, PAGE_SIZE, 2 },
+	{ "257_pages", 257, 0, PAGE_SIZE, 2 },
+	{ "1024_pages", 1024, 0, PAGE_SIZE, 2 },
+};
+
+static void io_exact_desc(const struct mrcore_shape_desc *d, char *desc)
+{
+	strscpy(desc, d->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(io_exact, io_exact_shapes, io_exact_desc);
+
+/*
+ * The helpers are exact (their kernel-doc): for an I/O of one entry per
+ * page, the most WRs any plan the core may build posts -- each backend
+ * forced, READ and WRITE, on a fresh pool and in the steady state (for a
+ * plan that took MRs: one that took none left the pool as it was) -- is
+ * rdma_io_max_send_wr(), and that plan, flushed, produces
+ * rdma_io_max_cqe() completions.  Every I/O's bytes are checked.
+ */
+static void io_sizing_exact(struct kunit *test)
+{
+	static const char *const backends[] = { "frwr", "iwarp", "multiread",
+						"fmr" };
+	const struct mrcore_shape_desc *d = test->param_value;
+	const char *most_b = NULL;
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct rdma_io_ctx ctx;
+	struct io_owner *owner;
+	struct io_count *cnt;
+	u32 most = 0, seed = IO_SEED_SIZING;
+	bool most_read = false;
+	struct io_tally t;
+	struct io_sizes z;
+	struct io_local *l;
+	bool took_mrs[ARRAY_SIZE(backends)][2] = {};
+	unsigned int b;
+	int round, rd, wrs;
+
+	cnt = kunit_kzalloc(test, sizeof(*cnt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cnt);
+	pair = io_pair(test, 1, d->nents);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, d);
+	KUNIT_ASSERT_EQ(test, l->nents, d->nents);
+	KUNIT_ASSERT_EQ(test, l->buf.npages, d->nents);
+	pool = io_pool(test, &pair->active, 1, d->nents);
+	z = io_sizes(test, &pair->active, d->nents);
+
+	for (round = 0; round < 2; round++) {
+		for (b = 0; b < ARRAY_SIZE(backends); b++) {
+			for (rd = 0; rd < 2; rd++) {
+				/* No MR taken: the pool is as it was. */
+				if (round && !took_mrs[b][rd])
+					continue;
+				seed++;
+				KUNIT_ASSERT_EQ(test, 0,
+						rdma_io_pool_force_backend(pool, backends[b]));
+				io_fill(owner, l, rd, seed);
+				wrs = io_init(test, &ctx, pool, l, false, 0,
+					      owner, rd);
+				if (wrs == -EOPNOTSUPP)
+					continue;	/* not this device's */
+				KUNIT_ASSERT_GT_MSG(test, wrs, 0, "%s %s",
+						    backends[b],
+						    rd ? "READ" : "WRITE");
+				took_mrs[b][rd] |= ctx.nr_mrs;
+				t = io_run_counted(test, &pair->active, &ctx,
+						   false, cnt);
+				io_sizing_check(test, &z, &t, false, wrs,
+						backends[b]);
+				mrcore_e2e_expect_data(test, rd ? &l->buf :
+						       &owner->buf, 0, l->len,
+						       seed, backends[b]);
+				if (t.posted > most) {
+					most = t.posted;
+					most_b = backends[b];
+					most_read = rd;
+				}
+			}
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL(test, most_b);
+	kunit_info(test, "%u pages, %u SGEs: the most WRs, %u, by %s %s; rdma_io_max_send_wr() %u, rdma_io_max_cqe() %u\n",
+		   z.pages, z.sge, most, most_b, most_read ? "READ" : "WRITE",
+		   z.send_wr, z.cqe);
+	KUNIT_EXPECT_EQ_MSG(test, most, z.send_wr,
+			    "rdma_io_max_send_wr() is not the most any plan posts");
+
+	/* That plan again, in the same state, flushed. */
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, most_b));
+	io_qp_to_error(test, &pair->active);
+	wrs = io_init(test, &ctx, pool, l, false, 0, owner, most_read);
+	KUNIT_ASSERT_GT(test, wrs, 0);
+	t = io_run_counted(test, &pair->active, &ctx, false, cnt);
+	io_sizing_check(test, &z, &t, true, wrs, "flushed");
+	KUNIT_EXPECT_EQ(test, t.posted, most);
+	KUNIT_EXPECT_EQ_MSG(test, t.completions, z.cqe,
+			    "rdma_io_max_cqe() is not the most completions a flush produces");
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+}
+
+/*
+ * ---- Offsets past the first entry, from the scenario table ----
+ *
+ * The rows of tests/cases/scenarios.h with a @skip, on the device of their
+ * profile: roce on rxe, siw on siw.  The I/O starts @skip bytes into the
+ * local list, whole entries skipped, and moves the rest to or from the
+ * start of the owner's memory: local byte @skip + k and owner byte k are
+ * the same byte.  Both buffers are checked whole: the moved range holds
+ * the pattern (shifted by @skip on the local side), every other byte its
+ * poison, the guard bytes theirs.
+ */
+static bool io_skip_row(const struct mrcore_scenario *r, bool siw)
+{
+	return r->skip && r->backend && !r->bvec &&
+	       r->profile == (siw ? MRCORE_PROFILE_SIW : MRCORE_PROFILE_ROCE);
+}
+
+static void io_skip_desc(const struct mrcore_scenario *r, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_skip_%u%s%s",
+		 r->read ? "read" : "write", mrcore_shapes[r->shape].name,
+		 r->skip, r->force ? "_forced_" : "", r->force ? r->force : "");
+}
+
+static const void *io_skip_gen(const void *prev, char *desc, bool siw)
+{
+	const struct mrcore_scenario *r = prev;
+	const struct mrcore_scenario *end = mrcore_scenarios +
+					    ARRAY_SIZE(mrcore_scenarios);
+
+	for (r = r ? r + 1 : mrcore_scenarios; r < end; r++) {
+		if (io_skip_row(r, siw)) {
+			io_skip_desc(r, desc);
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static const void *io_skip_rxe_gen_params(const void *prev, char *desc)
+{
+	return io_skip_gen(prev, desc, false);
+}
+
+static const void *io_skip_siw_gen_params(const void *prev, char *desc)
+{
+	return io_skip_gen(prev, desc, true);
+}
+
+/*
+ * @buf holds the pattern of @seed at [@start, @start + @len) and poison at
+ * every other data byte; its guard bytes are intact.
+ */
+static bool io_expect_only(struct kunit *test, struct mrcore_e2e_buf *buf,
+			   size_t start, size_t len, u32 seed, const char *what)
+{
+	size_t k, bad = 0, first = 0;
+	bool ok;
+
+	/* The range, a page of poison on each side, the guards. */
+	ok = mrcore_e2e_expect_data(test, buf, start, len, seed, what);
+	for (k = 0; k < buf->len; k++) {
+		if (k == start) {
+			k += len - 1;
+			continue;
+		}
+		if (*mrcore_e2e_buf_byte(buf, k) != MRCORE_E2E_POISON &&
+		    !bad++)
+			first = k;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0,
+			    "%s: %zu bytes outside [%zu, %zu) are not poison; the first at %zu",
+			    what, bad, start, start + len, first);
+	return ok && !bad;
+}
+
+#define IO_SEED_SKIP		0x10006
+
+static void io_skip_moves_data(struct kunit *test)
+{
+	const struct mrcore_scenario *r = test->param_value;
+	const struct mrcore_shape_desc *d = &mrcore_shapes[r->shape];
+	struct mrcore_e2e_pair *pair;
+	struct rdma_io_pool *pool;
+	struct rdma_io_ctx ctx;
+	struct io_owner *owner;
+	struct io_local *l;
+	u64 moved;
+	long maps0;
+	int wrs;
+
+	pair = io_pair(test, 1, MRCORE_E2E_IO_PAGES);
+	owner = io_owner_create(test, pair);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	l = io_local_create(test, d);
+	KUNIT_ASSERT_LT(test, (u64)r->skip, l->len);
+	KUNIT_ASSERT_GE_MSG(test, r->skip, l->sg->length,
+			    "the row's offset is inside the first entry");
+	moved = l->len - r->skip;
+	pool = io_pool(test, &pair->active, 1, MRCORE_E2E_IO_PAGES);
+	if (r->force)
+		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, r->force));
+
+	/* The source's moved bytes hold the pattern, everything else poison. */
+	mrcore_e2e_buf_poison(&l->buf);
+	mrcore_e2e_buf_fill_range(&owner->buf, 0, IO_OWNER_BYTES,
+				  MRCORE_E2E_POISONED);
+	if (r->read)
+		mrcore_e2e_buf_fill_range(&owner->buf, 0, moved, IO_SEED_SKIP);
+	else
+		mrcore_e2e_buf_fill_range(&l->buf, r->skip, moved,
+					  IO_SEED_SKIP);
+
+	maps0 = rdma_mrcore_dma_maps_live();
+	wrs = io_init(test, &ctx, pool, l, false, r->skip, owner, r->read);
+	KUNIT_ASSERT_GT(test, wrs, 0);
+	kunit_info(test, "%s of %llu bytes, %u skipped: backend %s, %d WRs, %u MRs\n",
+		   r->read ? "READ" : "WRITE", moved, r->skip,
+		   rdma_io_ctx_backend(&ctx), wrs, ctx.nr_mrs);
+	KUNIT_EXPECT_EQ(test, ctx.length, moved);
+	if (r->force)
+		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), r->force);
+	KUNIT_ASSERT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+			    "the I/O left a DMA mapping");
+
+	/* Local byte skip + k is owner byte k, at both ends. */
+	io_expect_only(test, &l->buf, r->skip, moved, IO_SEED_SKIP,
+		       r->read ? "local READ sink" : "local WRITE source");
+	io_expect_only(test, &owner->buf, 0, moved, IO_SEED_SKIP,
+		       r->read ? "owner READ source" : "owner WRITE sink");
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+}
+
+/*
  * Rule 3 on siw: the temporary sink MR's key dies with its READ.  The owner
  * then WRITEs other bytes with the dead key: the sink must keep every byte
  * of the READ.
@@ -194,7 +679,7 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	u64 sink_iova;
 	bool differs = false;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -239,13 +724,27 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 
 static struct kunit_case io_rxe_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_rxe_gen_params),
+	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_rxe_gen_params),
 	{}
 };
 
 /* The sink-key case is iWARP's: on rxe READ sinks are local-only. */
 static struct kunit_case io_siw_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_siw_gen_params),
+	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_siw_gen_params),
 	KUNIT_CASE(io_iwarp_sink_key_dies),
+	{}
+};
+
+static struct kunit_case sizing_rxe_cases[] = {
+	KUNIT_CASE_PARAM(io_sizing, io_rxe_gen_params),
+	KUNIT_CASE_PARAM(io_sizing_exact, io_exact_gen_params),
+	{}
+};
+
+static struct kunit_case sizing_siw_cases[] = {
+	KUNIT_CASE_PARAM(io_sizing, io_siw_gen_params),
+	KUNIT_CASE_PARAM(io_sizing_exact, io_exact_gen_params),
 	{}
 };
 
@@ -261,7 +760,21 @@ static struct kunit_suite io_rxe_suite = {
 	.test_cases = io_rxe_cases,
 };
 
-kunit_test_suites(&io_siw_suite, &io_rxe_suite);
+/* The sizing helpers against what the I/Os above post and complete. */
+static struct kunit_suite sizing_siw_suite = {
+	.name = "mrcore_sizing_siw",
+	.init = mrcore_e2e_siw_suite_init,
+	.test_cases = sizing_siw_cases,
+};
+
+static struct kunit_suite sizing_rxe_suite = {
+	.name = "mrcore_sizing_rxe",
+	.init = mrcore_e2e_rxe_suite_init,
+	.test_cases = sizing_rxe_cases,
+};
+
+kunit_test_suites(&io_siw_suite, &io_rxe_suite, &sizing_siw_suite,
+		  &sizing_rxe_suite);
 
 MODULE_DESCRIPTION("rdma-mrcore end-to-end KUnit suites of the READ/WRITE helper on siw and rxe");
 MODULE_LICENSE("GPL");

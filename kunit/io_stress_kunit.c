@@ -61,7 +61,7 @@ static void flush_64_in_flight(struct kunit *test)
 	struct io_local **l;
 	struct ib_device *dev;
 
-	pair = io_pair(test);
+	pair = io_pair(test, N, d.nents);
 	dev = pair->active.device;
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
@@ -203,7 +203,7 @@ static void flush_some_completed(struct kunit *test)
 	long maps0;
 	int ret;
 
-	pair = io_pair(test);
+	pair = io_pair(test, FLUSH_N, d.nents);
 	dev = pair->active.device;
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
@@ -337,16 +337,21 @@ struct soak_batch {
  * @bytes: bytes they moved.
  * @faults: faults injected (as the core counted its hits).
  * @refused: I/Os refused at init or post by an injected fault.
+ * @partial: I/Os among them posted in part (post_wr, -EINPROGRESS).
+ * @flushed: I/Os flushed by the drain after a partial post.
  */
 struct soak_stats {
 	u64 ios;
 	u64 bytes;
 	u32 faults;
 	u32 refused;
+	u32 partial;
+	u32 flushed;
 };
 
 static const char *const soak_faults[] = { "post_send", "dma_map",
-					   "pool_empty", "map_short" };
+					   "pool_empty", "map_short",
+					   "post_wr" };
 
 /* A backend to force on this batch, or NULL; all can move the direction. */
 static const char *soak_backend(struct kunit *test, bool read)
@@ -362,11 +367,16 @@ static const char *soak_backend(struct kunit *test, bool read)
 	return siw_write[get_random_u32_below(ARRAY_SIZE(siw_write))];
 }
 
-static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
+/*
+ * One batch; returns true if an I/O was posted in part, after which the
+ * QP was drained into the error state: the soak goes on over a new pair.
+ */
+static bool soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 		       struct rdma_io_pool *pool, struct io_owner *owner,
 		       struct io_local **l, struct soak_batch *sb,
 		       struct soak_stats *st, u32 seed)
 {
+	bool drained = false;
 	struct mrcore_e2e_wait *w = sb->w;
 	struct rdma_io_ctx *ctx = sb->ctx;
 	bool *posted = sb->posted;
@@ -424,6 +434,20 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 		}
 		mrcore_e2e_wait_init(&w[i]);
 		ret = rdma_io_ctx_post(&ctx[i], &w[i].cqe, NULL);
+		if (ret == -EINPROGRESS) {
+			/*
+			 * post_wr cut the chain: drain first (the QP goes to
+			 * the error state; the I/Os posted before complete
+			 * or are flushed), then destroy without a completion.
+			 * Nothing more is posted on this QP.
+			 */
+			ib_drain_qp(pair->active.qp);
+			rdma_io_ctx_destroy(&ctx[i], NULL);
+			st->refused++;
+			st->partial++;
+			drained = true;
+			break;
+		}
 		if (ret) {
 			KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 			rdma_io_ctx_destroy(&ctx[i], NULL);
@@ -450,6 +474,11 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 		wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
 		rdma_io_ctx_destroy(&ctx[i], status < 0 ? NULL : &wc);
 		len = (u64)cnt[i] * PAGE_SIZE - off[i];
+		/* The drain after a partial post may flush it. */
+		if (drained && status == IB_WC_WR_FLUSH_ERR) {
+			st->flushed++;
+			continue;
+		}
 		KUNIT_EXPECT_EQ_MSG(test, status, IB_WC_SUCCESS,
 				    "%s of %llu bytes via %s",
 				    read ? "READ" : "WRITE", len,
@@ -469,6 +498,7 @@ static void soak_batch(struct kunit *test, struct mrcore_e2e_pair *pair,
 		st->ios++;
 		st->bytes += len;
 	}
+	return drained;
 }
 
 static void soak_random_io(struct kunit *test)
@@ -483,7 +513,7 @@ static void soak_random_io(struct kunit *test)
 	u32 batch, i, skip, armed = 0;
 	const char *last = NULL;
 
-	pair = io_pair(test);
+	pair = io_pair(test, SOAK_BATCH, SOAK_PAGES);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	pool = io_pool(test, &pair->active, SOAK_BATCH, SOAK_PAGES);
@@ -508,7 +538,16 @@ static void soak_random_io(struct kunit *test)
 					rdma_mrcore_fault_arm(last, skip, 1));
 			armed++;
 		}
-		soak_batch(test, pair, pool, owner, l, sb, &st, batch * 64);
+		if (soak_batch(test, pair, pool, owner, l, sb, &st,
+			       batch * 64)) {
+			/* The QP is in error: go on over a new pair. */
+			io_release_now(test, pair, owner, pool);
+			pair = io_pair(test, SOAK_BATCH, SOAK_PAGES);
+			owner = io_owner_create(test, pair);
+			KUNIT_ASSERT_NOT_NULL(test, owner);
+			pool = io_pool(test, &pair->active, SOAK_BATCH,
+				       SOAK_PAGES);
+		}
 		if (test->status == KUNIT_FAILURE)
 			break;
 	}
@@ -516,8 +555,9 @@ static void soak_random_io(struct kunit *test)
 		st.faults += rdma_mrcore_fault_hits(last);
 		rdma_mrcore_fault_arm(last, 0, 0);
 	}
-	kunit_info(test, "%llu I/Os verified (%llu bytes), %u refused by %u faults injected of %u armed, in %u batches\n",
-		   st.ios, st.bytes, st.refused, st.faults, armed, batch);
+	kunit_info(test, "%llu I/Os verified (%llu bytes), %u refused by %u faults injected of %u armed, in %u batches; %u posted in part (drained, %u flushed with them)\n",
+		   st.ios, st.bytes, st.refused, st.faults, armed, batch,
+		   st.partial, st.flushed);
 	KUNIT_EXPECT_GE(test, st.ios, (u64)soak_ios);
 	KUNIT_EXPECT_GT(test, st.faults, 0u);
 	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));

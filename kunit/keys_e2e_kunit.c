@@ -66,7 +66,7 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 	u32 rkey;
 	int st;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -156,7 +156,7 @@ static void keys_partial_post_fault(struct kunit *test)
 	long maps;
 	int ret;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -204,7 +204,7 @@ static void keys_map_case(struct kunit *test, bool reset)
 	struct io_local *l;
 	struct rdma_mr *mr;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 0, 0);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
@@ -271,7 +271,7 @@ static void keys_remote_inv_case(struct kunit *test, bool wrong)
 	unsigned long left;
 	unsigned int i;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 0, 0);
 	for (i = 0; i < 2; i++) {
 		l[i] = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 		mr[i] = keys_rkey_mr(test, pair, l[i], &k[i]);
@@ -353,7 +353,7 @@ static void keys_pool_destroy(struct kunit *test)
 	struct io_local *l;
 	unsigned int n;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -418,7 +418,7 @@ static void keys_flushed(struct kunit *test)
 	/* Freed after the pair: a completion may come until its CQ goes. */
 	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	pair = io_pair(test);
+	pair = io_pair(test, 2, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	la = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -533,7 +533,7 @@ static void keys_qp_destroy(struct kunit *test)
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	pair = io_pair(test);
+	pair = io_pair(test, 1, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -573,7 +573,7 @@ static void keys_recurrence(struct kunit *test)
 
 	keys = kunit_kcalloc(test, KEYS_RECUR_IOS, sizeof(*keys), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, keys);
-	pair = io_pair(test);
+	pair = io_pair(test, KEYS_RECUR_POOL, 8);
 	owner = io_owner_create(test, pair);
 	KUNIT_ASSERT_NOT_NULL(test, owner);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
@@ -634,7 +634,7 @@ static void keys_stale_read_at_256(struct kunit *test)
 	unsigned int i;
 	u64 iova;
 
-	pair = io_pair(test);
+	pair = io_pair(test, 0, 0);
 	l = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_RKEY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));

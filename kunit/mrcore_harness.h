@@ -46,6 +46,13 @@ struct mrcore_e2e_target {
 extern const struct mrcore_e2e_target mrcore_e2e_siw;
 extern const struct mrcore_e2e_target mrcore_e2e_rxe;
 
+/* The default queues (mrcore_e2e_default_caps). */
+#define MRCORE_E2E_OWN_WRS	16	/* the user's own send WRs */
+#define MRCORE_E2E_SGES		4	/* SGEs per send WR */
+#define MRCORE_E2E_RD_ATOM	4	/* READs in flight */
+/* Pages of the largest helper I/O: 4 MiB starting inside a page. */
+#define MRCORE_E2E_IO_PAGES	1025
+
 /**
  * struct mrcore_e2e_side - one end of a connected RC QP pair
  * @cm_id: the connected rdma_cm id; owns @qp.
@@ -56,6 +63,8 @@ extern const struct mrcore_e2e_target mrcore_e2e_rxe;
  * @qp_events: number of asynchronous QP events seen on @qp.
  * @last_qp_event: type of the last one (valid when @qp_events > 0).
  * @pd_shared: @pd belongs to another pair (mrcore_e2e_pair_create_shared()).
+ * @send_wrs: the send queue depth the driver gave @qp.
+ * @cqes: the entries of @cq.
  */
 struct mrcore_e2e_side {
 	struct rdma_cm_id *cm_id;
@@ -66,26 +75,37 @@ struct mrcore_e2e_side {
 	struct ib_qp *qp;
 	atomic_t qp_events;
 	enum ib_event_type last_qp_event;
+	u32 send_wrs;
+	u32 cqes;
 };
 
 /**
  * struct mrcore_e2e_caps - queue sizes of a pair's QPs
- * @max_send_wr: send queue depth, capped at the device's max_qp_wr.
+ * @max_send_wr: the user's own send WRs in flight, besides the helper's.
  * @max_send_sge: SGEs per send WR, capped at the device's max_send_sge.
  * @max_rdma_ctxs: ib_core RDMA R/W contexts (rdma_rw_ctx_*()) the QPs must
  *	serve; ib_core then adds their registration WRs to the send queue and
  *	gives the QPs an MR pool.  0 for none.
  * @rd_atom: RDMA READs in flight per QP (initiator depth and responder
  *	resources), capped at the device's limits.
+ * @io_ctxs: I/Os of the READ/WRITE helper (rdma_io_ctx_*()) in flight per
+ *	QP at most; 0 for none.
+ * @io_pages: pages the largest of them spans.
  *
- * The completion queue of each end takes @max_send_wr plus the receive
- * queue, so a drain never overflows it.
+ * Each end's send queue takes @max_send_wr plus @io_ctxs times
+ * rdma_io_max_send_wr() for @io_pages pages and the QP's SGEs, and its
+ * completion queue @max_send_wr plus @io_ctxs times rdma_io_max_cqe() plus
+ * the receive queue, so neither a full send queue nor a flush of it
+ * overflows the CQ.  Both are capped at the device's max_qp_wr and
+ * max_cqe (&struct mrcore_e2e_side says what the QP got).
  */
 struct mrcore_e2e_caps {
 	u32 max_send_wr;
 	u32 max_send_sge;
 	u32 max_rdma_ctxs;
 	u8 rd_atom;
+	u32 io_ctxs;
+	u32 io_pages;
 };
 
 /**
@@ -199,6 +219,8 @@ struct mrcore_e2e_diff {
 bool mrcore_e2e_device_present(const struct mrcore_e2e_target *target,
 			       char *name, size_t name_len);
 
+extern const struct mrcore_e2e_caps mrcore_e2e_default_caps;
+
 int mrcore_e2e_pair_create(const struct mrcore_e2e_target *target,
 			   struct mrcore_e2e_pair **pairp);
 int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
@@ -206,7 +228,15 @@ int mrcore_e2e_pair_create_caps(const struct mrcore_e2e_target *target,
 				struct mrcore_e2e_pair **pairp);
 int mrcore_e2e_pair_create_shared(const struct mrcore_e2e_pair *base,
 				  struct mrcore_e2e_pair **pairp);
+int mrcore_e2e_pair_create_on_pd(const struct mrcore_e2e_pair *base,
+				 struct ib_pd *pd,
+				 struct mrcore_e2e_pair **pairp);
 void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair);
+int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
+		       enum ib_wr_opcode op, u32 key, u64 iova);
+
+/* Bytes of one mrcore_e2e_try_key() access. */
+#define MRCORE_E2E_TRY_BYTES	64
 
 void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w);
 int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,

@@ -157,6 +157,7 @@ static void removal_while_in_use(struct kunit *test)
 	struct removal_ctx *r;
 	unsigned long left;
 	u64 iova;
+	struct mrcore_e2e_caps caps = mrcore_e2e_default_caps;
 	int live, i, ret;
 	u32 rkey;
 
@@ -168,7 +169,10 @@ static void removal_while_in_use(struct kunit *test)
 	ret = kunit_add_action_or_reset(test, removal_release, r);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 
-	ret = mrcore_e2e_pair_create(t, &r->pair);
+	/* Queues for the READs in flight (rdma_io_max_send_wr()). */
+	caps.io_ctxs = REMOVAL_IOS;
+	caps.io_pages = REMOVAL_PAGES;
+	ret = mrcore_e2e_pair_create_caps(t, &caps, &r->pair);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting over %s failed", t->name);
 	r->pair->on_removal = removal_teardown;
 	r->pair->removal_data = r;

@@ -95,7 +95,12 @@ static struct rk_test *rk_setup(struct kunit *test, u32 nr_mrs, u32 max_pages)
 	/* Freed after the pair: a completion may come until its CQ goes. */
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->pair = io_pair(test);
+	/*
+	 * The peer's queues hold its one I/O; the active end's own WRs (at
+	 * most 3 registrations and the call, then 3 invalidations) fit the
+	 * harness's allowance for the test's own.
+	 */
+	t->pair = io_pair(test, 1, max_pages + 1);
 	t->set = rdma_rkey_set_create(t->pair->active.qp, nr_mrs, max_pages);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->set));
 	ret = kunit_add_action_or_reset(test, rk_set_release, t->set);

@@ -620,10 +620,11 @@ static void stress_io_many_cpus(struct kunit *test)
 	for (i = 0; i < STRESS_POOLS; i++) {
 		struct stress_pool *sp = &run->sp[i];
 
-		sp->pair = io_pair(test);
+		/* Twice what the threads hold: only a fault makes it dry. */
+		sp->pair = io_pair(test, 2 * STRESS_THREADS * STRESS_BATCH,
+				   STRESS_PAGES);
 		sp->owner = io_owner_create(test, sp->pair);
 		KUNIT_ASSERT_NOT_NULL(test, sp->owner);
-		/* Twice what the threads hold: only a fault makes it dry. */
 		sp->pool = io_pool(test, &sp->pair->active,
 				   2 * STRESS_THREADS * STRESS_BATCH,
 				   STRESS_PAGES);

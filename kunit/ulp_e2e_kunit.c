@@ -25,6 +25,8 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include <rdma/mrcore_backend.h>
+
 #include "e2e_suite.h"
 #include "ulp_xchg.h"
 
@@ -121,6 +123,92 @@ static void ulp_expect_dead(struct kunit *test, struct mrcore_xchg *x,
 				       MRCORE_E2E_POISONED,
 				       "sink of a READ with a dead key");
 }
+
+/*
+ * ---- Partial posts ----
+ *
+ * The post_wr fault point cuts one of the exchange's chains: the driver
+ * takes the first WR and refuses the next, as a send queue with room for
+ * one would.  The adapter says -EINPROGRESS (the client's invalidations:
+ * it drains and retires by itself); the exchange drains the send queue and
+ * releases what the adapter holds, as the adapters' kernel-doc asks, and
+ * fails.  Then nothing may be left: no DMA mapping of the core's, no MR
+ * outside its owner (the adapters' destroys warn otherwise), and no key of
+ * the exchange live: a peer on another connection of the key's PD
+ * (mrcore_e2e_try_key()) is refused a WRITE and a READ through each key
+ * the client advertised and each key of the server's or target's own I/Os
+ * (on siw a READ sink's grants REMOTE_WRITE), and the client's memory
+ * keeps its bytes.
+ */
+
+/**
+ * struct ulp_cut - one exchange cut by the post_wr fault
+ * @desc: test description.
+ * @post: the post whose chain is cut, after its first WR.
+ * @read: a READ RPC or SCSI READ (the server/target WRITEs), else a WRITE.
+ */
+struct ulp_cut {
+	const char *desc;
+	enum mrcore_xchg_post post;
+	bool read;
+};
+
+static void ulp_cut_desc(const struct ulp_cut *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+static void ulp_expect_keys_dead(struct kunit *test, struct mrcore_xchg *x,
+				 struct ib_pd *pd,
+				 const struct mrcore_xchg_key *keys,
+				 unsigned int n, struct mrcore_e2e_buf *mem,
+				 u32 seed, const char *whose)
+{
+	static const enum ib_wr_opcode ops[] = { IB_WR_RDMA_WRITE,
+						 IB_WR_RDMA_READ };
+	unsigned int i, o;
+
+	for (i = 0; i < n; i++) {
+		for (o = 0; o < ARRAY_SIZE(ops); o++) {
+			int r = mrcore_e2e_try_key(x->pair, pd, ops[o],
+						   keys[i].handle,
+						   keys[i].addr);
+
+			KUNIT_EXPECT_EQ_MSG(test, r, 1,
+					    "%s key %#x at %#llx: the peer's %s was %s",
+					    whose, keys[i].handle, keys[i].addr,
+					    ops[o] == IB_WR_RDMA_WRITE ? "WRITE" :
+									 "READ",
+					    r ? "not made" : "served");
+			if (mem)
+				mrcore_e2e_expect_data(test, mem, 0, mem->len,
+						       seed,
+						       "client memory after a dead key's use");
+		}
+	}
+}
+
+static void ulp_expect_cut(struct kunit *test, struct mrcore_xchg *x, int ret,
+			   long maps0, struct mrcore_e2e_buf *cmem, u32 seed)
+{
+	KUNIT_EXPECT_EQ_MSG(test, x->cut_hits, 1, "the fault cut no chain");
+	if (x->cut_post != MRCORE_XCHG_POST_INV)
+		KUNIT_EXPECT_EQ(test, x->cut_ret, -EINPROGRESS);
+	KUNIT_EXPECT_NE_MSG(test, ret, 0, "the cut exchange succeeded");
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+			    "a DMA mapping outlived the cut exchange");
+	kunit_info(test, "cut: %d; %u client keys, %u server keys to try\n",
+		   ret, x->nr_keys, x->nr_srv_keys);
+	KUNIT_EXPECT_GT(test, x->nr_keys, 0u);
+	/* The client's memory gets new bytes; no old key may reach them. */
+	mrcore_e2e_buf_fill(cmem, seed);
+	ulp_expect_keys_dead(test, x, x->pair->active.pd, x->keys, x->nr_keys,
+			     cmem, seed, "client");
+	ulp_expect_keys_dead(test, x, x->pair->passive.pd, x->srv_keys,
+			     x->nr_srv_keys, NULL, 0, "server");
+}
+
+#define ULP_SEED_CUT	0x8001
 
 /* ---- NFS-style ---- */
 
@@ -260,6 +348,49 @@ static void nfs_abandoned_keys_die(struct kunit *test)
 	ulp_expect_dead(test, x, &key, probe);
 }
 
+static const struct ulp_cut nfs_cuts[] = {
+	{ "write_rpc_call", MRCORE_XCHG_POST_CALL, false },
+	{ "write_rpc_pull", MRCORE_XCHG_POST_DATA, false },
+	{ "read_rpc_push_and_reply", MRCORE_XCHG_POST_REPLY, true },
+	{ "write_rpc_invalidations", MRCORE_XCHG_POST_INV, false },
+};
+
+KUNIT_ARRAY_PARAM(nfs_cut, nfs_cuts, ulp_cut_desc);
+
+/* An NFS-style RPC with one of its chains posted in part. */
+static void nfs_partial_post(struct kunit *test)
+{
+	const struct ulp_cut *c = test->param_value;
+	struct mrcore_e2e_buf *cdata, *sdata, *creply, *sreply;
+	struct mrcore_xchg *x;
+	long maps0;
+	int ret;
+
+	cdata = ulp_buf(test, NFS_DATA_BYTES);
+	sdata = ulp_buf(test, NFS_DATA_BYTES);
+	creply = ulp_buf(test, ULP_REPLY_BYTES);
+	sreply = ulp_buf(test, ULP_REPLY_BYTES);
+	x = ulp_xchg(test, MRCORE_XCHG_NFS);
+	x->cut_post = c->post;
+	x->cut_after = 1;
+	maps0 = rdma_mrcore_dma_maps_live();
+	if (c->read) {
+		mrcore_e2e_buf_fill(sdata, NFS_SEED_DATA);
+		mrcore_e2e_buf_fill(sreply, NFS_SEED_REPLY);
+		ret = mrcore_xchg_nfs_read(x, sdata, cdata, sreply, creply,
+					   false);
+	} else {
+		mrcore_e2e_buf_fill(cdata, NFS_SEED_DATA);
+		/* No remote invalidation: every key dies by the client. */
+		ret = mrcore_xchg_nfs_write(x, cdata, sdata, false);
+	}
+	/* The reply chunk too gets new bytes, which no old key may reach. */
+	mrcore_e2e_buf_fill(creply, ULP_SEED_CUT + 1);
+	ulp_expect_cut(test, x, ret, maps0, cdata, ULP_SEED_CUT);
+	mrcore_e2e_expect_data(test, creply, 0, creply->len, ULP_SEED_CUT + 1,
+			       "client reply chunk after the dead keys' use");
+}
+
 static void nfs_rpc_unused(struct mrcore_nfs_rpc *rpc, int status)
 {
 }
@@ -315,6 +446,7 @@ static void nfs_bad_input(struct kunit *test)
 static struct kunit_case nfs_siw_cases[] = {
 	KUNIT_CASE_PARAM(nfs_exchange, nfs_gen_params),
 	KUNIT_CASE(nfs_abandoned_keys_die),
+	KUNIT_CASE_PARAM(nfs_partial_post, nfs_cut_gen_params),
 	KUNIT_CASE(nfs_bad_input),
 	{}
 };
@@ -322,6 +454,7 @@ static struct kunit_case nfs_siw_cases[] = {
 static struct kunit_case nfs_rxe_cases[] = {
 	KUNIT_CASE_PARAM(nfs_exchange, nfs_gen_params),
 	KUNIT_CASE(nfs_abandoned_keys_die),
+	KUNIT_CASE_PARAM(nfs_partial_post, nfs_cut_gen_params),
 	KUNIT_CASE(nfs_bad_input),
 	{}
 };
@@ -414,6 +547,34 @@ static void iser_abandoned_stag_dies(struct kunit *test)
 			       "initiator buffer after the abandoned tasks");
 }
 
+static const struct ulp_cut iser_cuts[] = {
+	{ "write_command", MRCORE_XCHG_POST_CALL, false },
+	{ "write_data_out", MRCORE_XCHG_POST_DATA, false },
+	{ "read_data_in_and_response", MRCORE_XCHG_POST_REPLY, true },
+};
+
+KUNIT_ARRAY_PARAM(iser_cut, iser_cuts, ulp_cut_desc);
+
+/* An iSER-style command with one of its chains posted in part. */
+static void iser_partial_post(struct kunit *test)
+{
+	const struct ulp_cut *c = test->param_value;
+	struct mrcore_e2e_buf *ini, *tgt;
+	struct mrcore_xchg *x;
+	long maps0;
+	int ret;
+
+	ini = ulp_buf(test, SZ_128K);
+	tgt = ulp_buf(test, SZ_128K);
+	x = ulp_xchg(test, MRCORE_XCHG_ISER);
+	x->cut_post = c->post;
+	x->cut_after = 1;
+	maps0 = rdma_mrcore_dma_maps_live();
+	mrcore_e2e_buf_fill(c->read ? tgt : ini, ISER_SEED);
+	ret = mrcore_xchg_iser(x, c->read, ini, tgt, false);
+	ulp_expect_cut(test, x, ret, maps0, ini, ULP_SEED_CUT);
+}
+
 static void iser_task_unused(struct mrcore_iser_task *task, int status)
 {
 }
@@ -457,6 +618,7 @@ static void iser_bad_input(struct kunit *test)
 static struct kunit_case iser_siw_cases[] = {
 	KUNIT_CASE_PARAM(iser_exchange, iser_gen_params),
 	KUNIT_CASE(iser_abandoned_stag_dies),
+	KUNIT_CASE_PARAM(iser_partial_post, iser_cut_gen_params),
 	KUNIT_CASE(iser_bad_input),
 	{}
 };
@@ -464,6 +626,7 @@ static struct kunit_case iser_siw_cases[] = {
 static struct kunit_case iser_rxe_cases[] = {
 	KUNIT_CASE_PARAM(iser_exchange, iser_gen_params),
 	KUNIT_CASE(iser_abandoned_stag_dies),
+	KUNIT_CASE_PARAM(iser_partial_post, iser_cut_gen_params),
 	KUNIT_CASE(iser_bad_input),
 	{}
 };

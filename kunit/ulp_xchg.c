@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
 
 #include "ulp_xchg.h"
 
@@ -205,6 +206,31 @@ void mrcore_xchg_destroy(struct mrcore_xchg *x)
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_xchg_destroy, MRCORE_HARNESS);
 
+/*
+ * The queues the adapters' kernel-doc asks for, on both ends (each end is
+ * sized for the larger of its two roles' needs): the server's or target's
+ * helper I/Os in flight (rdma_io_max_send_wr() and rdma_io_max_cqe() of
+ * their pages, which the harness adds), and the client's or initiator's
+ * registration and invalidation WRs besides the messages.
+ */
+static const struct mrcore_e2e_caps *xchg_caps(enum mrcore_xchg_kind kind,
+					       struct mrcore_e2e_caps *caps)
+{
+	*caps = mrcore_e2e_default_caps;
+	if (kind == MRCORE_XCHG_NFS) {
+		/* One RPC: a helper I/O per segment of seg_pages + 1. */
+		caps->io_ctxs = MRCORE_NFS_MAX_SEGS;
+		caps->io_pages = MRCORE_XCHG_NFS_SEG_PAGES + 1;
+		caps->max_send_wr += 2 * MRCORE_NFS_MAX_SEGS;
+	} else {
+		/* One command; an unaligned buffer spans one page more. */
+		caps->io_ctxs = 1;
+		caps->io_pages = MRCORE_XCHG_ISER_MAX_PAGES + 1;
+		caps->max_send_wr += 2;
+	}
+	return caps;
+}
+
 /**
  * mrcore_xchg_create() - connect a pair and set up one protocol's adapters
  * @target: the device kind.
@@ -217,6 +243,7 @@ EXPORT_SYMBOL_NS_GPL(mrcore_xchg_destroy, MRCORE_HARNESS);
 int mrcore_xchg_create(const struct mrcore_e2e_target *target,
 		       enum mrcore_xchg_kind kind, struct mrcore_xchg **xp)
 {
+	struct mrcore_e2e_caps caps;
 	struct mrcore_e2e_side *a, *p;
 	struct mrcore_xchg *x;
 	int ret;
@@ -225,7 +252,8 @@ int mrcore_xchg_create(const struct mrcore_e2e_target *target,
 	if (!x)
 		return -ENOMEM;
 	x->kind = kind;
-	ret = mrcore_e2e_pair_create(target, &x->pair);
+	ret = mrcore_e2e_pair_create_caps(target, xchg_caps(kind, &caps),
+					  &x->pair);
 	if (ret) {
 		x->pair = NULL;
 		goto destroy;
@@ -283,6 +311,49 @@ destroy:
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_xchg_create, MRCORE_HARNESS);
+
+/* ---- Partial posts (the post_wr fault point) ---- */
+
+/* Before post @n: the fault cuts its chain if the test asked. */
+static void xchg_cut_arm(struct mrcore_xchg *x, enum mrcore_xchg_post n)
+{
+	if (x->cut_post == n)
+		rdma_mrcore_fault_arm("post_wr", x->cut_after, 1);
+}
+
+static void xchg_srv_keys(struct mrcore_xchg *x, const struct rdma_io_ctx *io)
+{
+	u32 i;
+
+	for (i = 0; i < io->nr_mrs && x->nr_srv_keys < MRCORE_XCHG_MAX_KEYS; i++)
+		x->srv_keys[x->nr_srv_keys++] = (struct mrcore_xchg_key){
+			.handle = io->mrs[i]->key, .addr = io->mrs[i]->iova,
+		};
+}
+
+/*
+ * After post @n on @side, which returned @ret: the fault disarmed, and a
+ * chain taken in part drained before anything it names is released, as
+ * the adapters' kernel-doc asks; @io (@nr of them) are the server's or
+ * target's I/Os of the post, whose keys are noted first.
+ */
+static int xchg_cut_done(struct mrcore_xchg *x, enum mrcore_xchg_post n,
+			 struct mrcore_e2e_side *side, int ret,
+			 const struct rdma_io_ctx *io, unsigned int nr)
+{
+	unsigned int i;
+
+	if (x->cut_post == n) {
+		x->cut_hits = rdma_mrcore_fault_hits("post_wr");
+		rdma_mrcore_fault_arm("post_wr", 0, 0);
+		x->cut_ret = ret;
+		for (i = 0; i < nr; i++)
+			xchg_srv_keys(x, &io[i]);
+	}
+	if (ret == -EINPROGRESS)
+		ib_drain_sq(side->qp);
+	return ret;
+}
 
 /* ---- NFS-style ---- */
 
@@ -358,8 +429,11 @@ static int xchg_nfs_finish(struct mrcore_xchg *x, int ret)
 
 	if (!ret)
 		ret = xchg_wait_wc(a, &x->reply_recv);
+	/* A cut invalidation chain: the adapter drains and retires itself. */
+	xchg_cut_arm(x, MRCORE_XCHG_POST_INV);
 	mrcore_nfs_req_reply(&x->nfs_req, ret ? NULL : &x->reply_recv.wc);
 	err = xchg_wait(a, &x->active_done);
+	xchg_cut_done(x, MRCORE_XCHG_POST_INV, a, 0, NULL, 0);
 	if (!ret)
 		ret = err ? err : x->active_status;
 	if (!ret)
@@ -383,6 +457,17 @@ static int xchg_nfs_get_call(struct mrcore_xchg *x, struct xchg_nfs_call *call)
 	return ret;
 }
 
+/* The client posts its registrations and the call. */
+static int xchg_nfs_send(struct mrcore_xchg *x)
+{
+	int ret;
+
+	xchg_cut_arm(x, MRCORE_XCHG_POST_CALL);
+	ret = mrcore_nfs_req_send(&x->nfs_req);
+	return xchg_cut_done(x, MRCORE_XCHG_POST_CALL, &x->pair->active, ret,
+			     NULL, 0);
+}
+
 /* The server sends its reply and waits for the adapter's callback. */
 static int xchg_nfs_reply(struct mrcore_xchg *x,
 			  const struct xchg_nfs_reply *reply, bool remote_inv)
@@ -392,8 +477,13 @@ static int xchg_nfs_reply(struct mrcore_xchg *x,
 
 	xchg_msg_send(&x->reply_tx, &x->reply_wr, reply, sizeof(*reply), NULL);
 	reinit_completion(&x->passive_done);
+	xchg_cut_arm(x, MRCORE_XCHG_POST_REPLY);
 	ret = mrcore_nfs_svc_reply(&x->nfs_rpc, &x->reply_wr, remote_inv,
 				   xchg_nfs_rpc_done);
+	xchg_cut_done(x, MRCORE_XCHG_POST_REPLY, p, ret, x->nfs_rpc.io,
+		      x->nfs_rpc.nr_io);
+	if (ret == -EINPROGRESS)
+		mrcore_nfs_rpc_release(&x->nfs_rpc);
 	if (ret)
 		return ret;
 	ret = xchg_wait(p, &x->passive_done);
@@ -439,7 +529,7 @@ int mrcore_xchg_nfs_write(struct mrcore_xchg *x, struct mrcore_e2e_buf *data,
 	xchg_add_keys(x, &call.read, false);
 	xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
 		      &x->call_sent);
-	ret = mrcore_nfs_req_send(&x->nfs_req);
+	ret = xchg_nfs_send(x);
 	if (ret)
 		return xchg_nfs_finish(x, ret);
 
@@ -448,8 +538,13 @@ int mrcore_xchg_nfs_write(struct mrcore_xchg *x, struct mrcore_e2e_buf *data,
 	if (ret)
 		return xchg_nfs_finish(x, ret);
 	mrcore_nfs_rpc_init(&x->nfs_rpc, x->nfs_svc);
+	xchg_cut_arm(x, MRCORE_XCHG_POST_DATA);
 	ret = mrcore_nfs_svc_pull(&x->nfs_rpc, &call.read, sink->pages,
 				  sink->offset, xchg_nfs_rpc_done);
+	xchg_cut_done(x, MRCORE_XCHG_POST_DATA, p, ret, x->nfs_rpc.io,
+		      x->nfs_rpc.nr_io);
+	if (ret == -EINPROGRESS)
+		mrcore_nfs_rpc_release(&x->nfs_rpc);
 	if (!ret)
 		ret = xchg_wait(p, &x->passive_done);
 	if (!ret)
@@ -509,7 +604,7 @@ int mrcore_xchg_nfs_read(struct mrcore_xchg *x, struct mrcore_e2e_buf *src,
 	xchg_add_keys(x, &call.reply, true);
 	xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
 		      &x->call_sent);
-	ret = mrcore_nfs_req_send(&x->nfs_req);
+	ret = xchg_nfs_send(x);
 	if (ret)
 		return xchg_nfs_finish(x, ret);
 
@@ -570,7 +665,7 @@ int mrcore_xchg_nfs_abandon(struct mrcore_xchg *x, struct mrcore_e2e_buf *data)
 		xchg_add_keys(x, &call.read, false);
 		xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
 			      &x->call_sent);
-		ret = mrcore_nfs_req_send(&x->nfs_req);
+		ret = xchg_nfs_send(x);
 	}
 	if (!ret)
 		ret = xchg_nfs_get_call(x, &call);
@@ -662,7 +757,9 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 	x->nr_keys = 1;
 	xchg_msg_send(&x->call_tx, &x->send_wr, &cmd, sizeof(cmd),
 		      &x->call_sent);
+	xchg_cut_arm(x, MRCORE_XCHG_POST_CALL);
 	ret = mrcore_iser_task_send(&x->iser_task);
+	xchg_cut_done(x, MRCORE_XCHG_POST_CALL, a, ret, NULL, 0);
 	if (!ret)
 		ret = xchg_wait_wc(a, &x->call_sent);
 	if (!ret)
@@ -676,8 +773,13 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 	/* Target: data-out now, or data-in with the response. */
 	mrcore_iser_cmd_init(&x->iser_cmd, x->iser_target, cmd.stag, cmd.va);
 	if (!cmd.scsi_read) {
+		xchg_cut_arm(x, MRCORE_XCHG_POST_DATA);
 		ret = mrcore_iser_cmd_data_out(&x->iser_cmd, tgt->sg,
 					       tgt->nents, xchg_iser_cmd_done);
+		xchg_cut_done(x, MRCORE_XCHG_POST_DATA, p, ret,
+			      &x->iser_cmd.io, 1);
+		if (ret == -EINPROGRESS)
+			mrcore_iser_cmd_release(&x->iser_cmd);
 		if (!ret)
 			ret = xchg_wait(p, &x->passive_done);
 		if (!ret)
@@ -691,8 +793,13 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 		return xchg_iser_finish(x, ret);
 	rsp.len = cmd.len;
 	xchg_msg_send(&x->reply_tx, &x->reply_wr, &rsp, sizeof(rsp), NULL);
+	xchg_cut_arm(x, MRCORE_XCHG_POST_REPLY);
 	ret = mrcore_iser_cmd_response(&x->iser_cmd, &x->reply_wr, remote_inv,
 				       xchg_iser_cmd_done);
+	xchg_cut_done(x, MRCORE_XCHG_POST_REPLY, p, ret, &x->iser_cmd.io,
+		      x->iser_cmd.io_live);
+	if (ret == -EINPROGRESS)
+		mrcore_iser_cmd_release(&x->iser_cmd);
 	if (!ret)
 		ret = xchg_wait(p, &x->passive_done);
 	if (!ret)
@@ -794,6 +901,9 @@ int mrcore_xchg_probe(struct mrcore_xchg *x, const struct mrcore_xchg_key *key,
 	xchg_wait_init(&w);
 	ret = rdma_io_ctx_post(&ctx, &w.cqe, NULL);
 	if (ret) {
+		/* Taken in part: what the driver took must be gone first. */
+		if (ret == -EINPROGRESS)
+			ib_drain_qp(p->qp);
 		rdma_io_ctx_destroy(&ctx, NULL);
 		goto destroy_pool;
 	}

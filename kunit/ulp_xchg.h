@@ -78,6 +78,25 @@ struct mrcore_xchg_msg {
 };
 
 /**
+ * enum mrcore_xchg_post - the adapters' posts of an exchange, in order
+ * @MRCORE_XCHG_POST_NONE: none.
+ * @MRCORE_XCHG_POST_CALL: the client's registrations and call (the
+ *	initiator's registration and command).
+ * @MRCORE_XCHG_POST_DATA: the server's READs of a read chunk (the target's
+ *	data-out).
+ * @MRCORE_XCHG_POST_REPLY: the server's WRITEs and reply (the target's
+ *	data-in and response).
+ * @MRCORE_XCHG_POST_INV: the client's invalidations after the reply.
+ */
+enum mrcore_xchg_post {
+	MRCORE_XCHG_POST_NONE,
+	MRCORE_XCHG_POST_CALL,
+	MRCORE_XCHG_POST_DATA,
+	MRCORE_XCHG_POST_REPLY,
+	MRCORE_XCHG_POST_INV,
+};
+
+/**
  * struct mrcore_xchg - a connected pair with one protocol's adapters
  * @kind: the protocol.
  * @pair: the harness pair (active: client/initiator; passive:
@@ -105,6 +124,16 @@ struct mrcore_xchg_msg {
  * @iser_cmd: the target's command.
  * @keys: the keys the last exchange advertised.
  * @nr_keys: entries of @keys.
+ * @cut_post: the post of the next exchange whose chain the post_wr fault
+ *	point cuts (the driver takes @cut_after WRs and refuses the next);
+ *	the exchange then does what the adapters' kernel-doc asks (drain the
+ *	send queue, release) and fails.
+ * @cut_after: WRs of that chain taken.
+ * @cut_ret: what the cut post returned.
+ * @cut_hits: failures the fault point injected.
+ * @srv_keys: keys of the server's/target's own I/Os in the cut post, as
+ *	they were before the release (handle and address only).
+ * @nr_srv_keys: entries of @srv_keys.
  */
 struct mrcore_xchg {
 	enum mrcore_xchg_kind kind;
@@ -130,6 +159,13 @@ struct mrcore_xchg {
 
 	struct mrcore_xchg_key keys[MRCORE_XCHG_MAX_KEYS];
 	unsigned int nr_keys;
+
+	enum mrcore_xchg_post cut_post;
+	u32 cut_after;
+	int cut_ret;
+	int cut_hits;
+	struct mrcore_xchg_key srv_keys[MRCORE_XCHG_MAX_KEYS];
+	unsigned int nr_srv_keys;
 };
 
 int mrcore_xchg_create(const struct mrcore_e2e_target *target,

@@ -12,32 +12,22 @@
 # MRCORE_BENCH_REPS (repetitions, default 3) size the Google Benchmark runs.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/callgrind.sh
+. "$TOP/scripts/lib/callgrind.sh"
 B=$TOP/build/mirror-bench
 OUT=$TOP/build/bench
+CG_NAME=bench-mirror
 CG=$OUT/callgrind
+CG_PROG=$B/bench/mirror_io_count
 filter=${1:-.}
 # I/Os of the two callgrind runs; their difference is a multiple of the
 # pool's 32 MRs (mirror/bench/io_count.cpp).
 N1=64
 N2=576
 
-for tool in valgrind python3; do
-	command -v "$tool" >/dev/null || {
-		echo "bench-mirror: $tool missing (scripts/deps.sh)" >&2
-		exit 2
-	}
-done
-
-cmake -S "$TOP/mirror" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DMRCORE_BENCH=ON >/dev/null
-ninja -C "$B" mirror_bench mirror_io_count >/dev/null
-
-rm -rf "$CG"
-mkdir -p "$CG"
-"$B/bench/mirror_io_count" --list | grep -E -- "$filter" >"$CG/rows" || {
-	echo "bench-mirror: no row matches '$filter'" >&2
-	exit 2
-}
+cg_need valgrind python3
+cg_build "$B" "" -- mirror_bench mirror_io_count
+cg_rows "$filter"
 echo "bench-mirror: $(wc -l <"$CG/rows") rows"
 
 # Google Benchmark's row names are "io/<row>": anchor the same rows.
@@ -53,25 +43,8 @@ gfilter="^io/($(sed 's/[.[\()*+?{|^$]/\\&/g' "$CG/rows" | paste -sd'|'))\$"
 }
 
 # One callgrind run per (row, N), as many at once as there are CPUs.
-count() {
-	local row=$1 n=$2 stem
-	stem=$CG/$(echo "$row" | tr '/@' '__').$n
-	valgrind --tool=callgrind --callgrind-out-file="$stem.out" \
-		"$B/bench/mirror_io_count" "$row" "$n" >"$stem.log" 2>"$stem.err" || {
-		echo "bench-mirror: $row: callgrind run of $n I/Os failed:" >&2
-		tail -n 5 "$stem.err" >&2
-		return 1
-	}
-	# Exclusive Ir per function, for the core's share.
-	callgrind_annotate --auto=no --inclusive=no --threshold=100 \
-		"$stem.out" >"$stem.fn"
-}
-export -f count
-export B CG
-while read -r row; do
-	printf '%s %s\n' "$row" "$N1" "$row" "$N2"
-done <"$CG/rows" | xargs -n 2 -P "$(nproc)" bash -c 'count "$0" "$1"'
+cg_count_rows "$N1" "$N2" "$(nproc)"
 
-python3 "$TOP/mirror/bench/report.py" "$OUT/mirror-gbench.json" "$CG" \
+cg_report "$TOP/mirror/bench/report.py" "$OUT/mirror-gbench.json" "$CG" \
 	"$N1" "$N2" "$OUT/mirror.json" "$TOP"
 echo "bench-mirror: build/bench/mirror.json; callgrind profiles in build/bench/callgrind/"

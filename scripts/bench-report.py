@@ -5,7 +5,7 @@
 bench-report.py OUTDIR TOP QEMU_RC
 
 Reads OUTDIR/console.log (the "mrcore_bench: row: {...}" lines of
-kunit/bench.c) and OUTDIR/results.log (perftest's output framed by
+kunit/bench/report.c) and OUTDIR/results.log (perftest's output framed by
 MRCORE-PERFTEST-BEGIN/END), writes OUTDIR/results.json:
 
     {"rows": [{"device", "transport", "dir", "shape", "qd", "qps", "impl",

@@ -18,11 +18,15 @@
 # Debian's linux-source-6.12); MRCORE_BENCH_JOBS: callgrind runs at once (2).
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/callgrind.sh
+. "$TOP/scripts/lib/callgrind.sh"
 TARBALL=${MRCORE_LINUX_SOURCE:-/usr/src/linux-source-6.12.tar.xz}
 SRC=$TOP/build/linux-rw
 B=$TOP/build/bench-vs-rw
 OUT=$TOP/build/bench
+CG_NAME=bench-vs-rw
 CG=$OUT/vs-rw-callgrind
+CG_PROG=$B/bench/vs-rw/vs_rw_count
 JOBS=${MRCORE_BENCH_JOBS:-2}
 
 smoke=0
@@ -42,12 +46,7 @@ else
 	N2=576
 fi
 
-for tool in valgrind callgrind_annotate python3 cmake ninja tar; do
-	command -v "$tool" >/dev/null || {
-		echo "bench-vs-rw: $tool missing (scripts/deps.sh)" >&2
-		exit 2
-	}
-done
+cg_need valgrind callgrind_annotate python3 cmake ninja tar
 
 # Only these files leave the tarball; they are re-extracted when it changes.
 members=(drivers/infiniband/core/rw.c drivers/infiniband/core/mr_pool.c
@@ -67,36 +66,10 @@ if [ ! -e "$SRC/.extracted" ] || [ "$TARBALL" -nt "$SRC/.extracted" ]; then
 	touch "$SRC/.extracted"
 fi
 
-cmake -S "$TOP/mirror" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	-DMRCORE_BENCH=ON -DMRCORE_VS_RW_SRC="$SRC" >/dev/null
-ninja -C "$B" -j "$JOBS" vs_rw_count >/dev/null
-COUNT=$B/bench/vs-rw/vs_rw_count
-
-rm -rf "$CG"
-mkdir -p "$CG"
-"$COUNT" --list | grep -E -- "$filter" >"$CG/rows" || {
-	echo "bench-vs-rw: no row matches '$filter'" >&2
-	exit 2
-}
+cg_build "$B" "$JOBS" -DMRCORE_VS_RW_SRC="$SRC" -- vs_rw_count
+cg_rows "$filter"
 echo "bench-vs-rw: $(wc -l <"$CG/rows") rows, $N1 and $N2 I/Os each"
-
-count() {
-	local row=$1 n=$2 stem
-	stem=$CG/$(echo "$row" | tr '/@' '__').$n
-	valgrind --tool=callgrind --callgrind-out-file="$stem.out" \
-		"$COUNT" "$row" "$n" >"$stem.log" 2>"$stem.err" || {
-		echo "bench-vs-rw: $row: callgrind run of $n I/Os failed:" >&2
-		tail -n 5 "$stem.err" >&2
-		return 1
-	}
-	callgrind_annotate --auto=no --inclusive=no --threshold=100 \
-		"$stem.out" >"$stem.fn"
-}
-export -f count
-export CG COUNT
-while read -r row; do
-	printf '%s %s\n' "$row" "$N1" "$row" "$N2"
-done <"$CG/rows" | xargs -n 2 -P "$JOBS" bash -c 'count "$0" "$1"'
+cg_count_rows "$N1" "$N2" "$JOBS"
 
 # Where the figures come from.
 commit=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)
@@ -115,6 +88,6 @@ json.dump({
 }, open(out, "w"))
 EOF
 
-python3 "$TOP/mirror/bench/vs-rw/report.py" "$CG" "$N1" "$N2" \
+cg_report "$TOP/mirror/bench/vs-rw/report.py" "$CG" "$N1" "$N2" \
 	"$OUT/vs-rw.json" "$TOP" "$SRC" "$CG/meta.json"
 echo "bench-vs-rw: build/bench/vs-rw.json; callgrind profiles in build/bench/vs-rw-callgrind/"

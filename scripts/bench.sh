@@ -10,7 +10,7 @@
 #   1. builds what is stale: bench kernel, modules (W=1), initramfs with
 #      perftest and the rxe/siw providers;
 #   2. boots the guest in bench mode: perftest's ib_read_bw/ib_write_bw -R
-#      on each device, then mrcore_bench.ko (kunit/bench.c);
+#      on each device, then mrcore_bench.ko (kunit/bench/);
 #   3. writes build/bench/results.json, prints the table with the ratio
 #      mrcore / rdma_rw per row, draws build/bench/throughput.png.
 #

@@ -21,8 +21,8 @@ pkgs=(
 	libibverbs1 librdmacm1 perftest
 	# packaging
 	dkms openssl
-	# documentation (make docs) and make format-check
-	python3-sphinx python3-alabaster clang-format
+	# documentation (make docs)
+	python3-sphinx python3-alabaster
 	# make bench: build/bench/throughput.png
 	python3-matplotlib
 )

@@ -10,6 +10,10 @@
 # Documentation/sphinx/kerneldoc.py, the two extension files and kernel-doc
 # are extracted from Debian's linux-source-6.12 into the cache.
 #
+# Then scripts/doc-names.py: every counter, tracepoint, module parameter
+# and kernel message Documentation/operating.rst quotes exists in the code,
+# and every counter, tracepoint and parameter of the code is in the page.
+#
 # Last line: "docs: N pages in build/docs/html, no warnings".
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,6 +55,10 @@ fi
 if [ -s "$log" ]; then
 	cat "$log"
 	echo "docs: warnings"
+	exit 1
+fi
+if ! python3 "$TOP/scripts/doc-names.py" "$TOP"; then
+	echo "docs: Documentation/operating.rst quotes names the code does not have, or misses some"
 	exit 1
 fi
 n=$(find "$OUT/html" -maxdepth 1 -name '*.html' ! -name genindex.html ! -name search.html | wc -l)

@@ -13,7 +13,11 @@
 #      against another kernel (kbuild of 6.12 has no separate output dir for
 #      external modules); unchanged files keep their times, so the rebuild
 #      is incremental;
-#   3. OUTDIR/initramfs.cpio.gz (scripts/initramfs.sh).
+#   3. with MRCORE_GUEST_SAMPLE=1 (scripts/kunit.sh): the package as
+#      installed for the test kernel and the sample ULP built against it
+#      (scripts/install-check.sh --guest, build/install/<flavour>/);
+#   4. OUTDIR/initramfs.cpio.gz (scripts/initramfs.sh), with the package's
+#      modules in /lib/mrcore/pkg/ when step 3 ran.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,6 +85,10 @@ mapfile -t mods < <(sed -e 's/\.o$/.ko/' -e "s|^\([^/]\)|$src/\1|" "$src/modules
 if [ "${#mods[@]}" -eq 0 ]; then
 	echo "guest-build: ERROR: no modules built" >&2
 	exit 1
+fi
+if [ "${MRCORE_GUEST_SAMPLE:-0}" = 1 ]; then
+	"$TOP/scripts/install-check.sh" --guest
+	export MRCORE_INITRAMFS_PKG=$TOP/build/install/$(basename "$kdir")
 fi
 "$TOP/scripts/initramfs.sh" "$out/initramfs.cpio.gz" "${mods[@]}"
 echo "guest-build: kernel $kdir/arch/x86/boot/bzImage"

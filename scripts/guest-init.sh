@@ -5,6 +5,11 @@
 #   mrcore.mode=kunit  load rdma_mrcore, the harness and every KUnit module,
 #                      dump each suite's KTAP from debugfs
 #   mrcore.mode=demo   load rdma_mrcore, the harness and the demo module
+#   mrcore.mode=operate  the captures of Documentation/operating.rst
+#                      (scripts/operating.sh): the installed module's
+#                      files, then each case of mrcore_operate.ko with its
+#                      trace, kernel messages and counters, then a device
+#                      removal
 #   mrcore.mode=bench  (bench kernel) perftest's ib_read_bw/ib_write_bw on
 #                      each device, then the benchmark module mrcore_bench
 #                      (mrcore.perftest_secs=N: duration of each perftest run)
@@ -114,6 +119,55 @@ load() { # module file
 	fi
 }
 
+# The package as installed (scripts/install-check.sh --guest): its
+# production rdma_mrcore.ko and the sample ULP built against it, which
+# WRITEs and READs on the siw and on the rxe device when loaded and checks
+# the data; then both are unloaded, before the suites load the test build.
+sample() {
+	pkg=$MODDIR/pkg
+	if [ ! -e $pkg/mrcore_sample.ko ]; then
+		say "ERROR: no sample ULP in the initramfs"
+		return
+	fi
+	say "insmod pkg/rdma_mrcore.ko pkg/mrcore_sample.ko"
+	insmod $pkg/rdma_mrcore.ko
+	echo "MRCORE-SAMPLE insmod rdma_mrcore $?" >"$OUT"
+	insmod $pkg/mrcore_sample.ko addrs=192.0.2.1,198.51.100.1
+	echo "MRCORE-SAMPLE insmod mrcore_sample $?" >"$OUT"
+	dmesg | grep 'mrcore_sample: ' | sed 's/^/MRCORE-SAMPLE dmesg /' >"$OUT"
+	for m in mrcore_sample rdma_mrcore; do
+		[ -e /sys/module/$m ] || continue
+		rmmod $m
+		echo "MRCORE-SAMPLE rmmod $m $?" >"$OUT"
+	done
+}
+[ "$MODE" = kunit ] && sample
+
+# Output for scripts/operating.sh: "cap NAME COMMAND..." frames what the
+# command prints, with the command line.
+cap() {
+	n=$1
+	shift
+	echo "MRCORE-CAPTURE-BEGIN $n $*" >"$OUT"
+	"$@" >"$OUT" 2>&1
+	echo "MRCORE-CAPTURE-END $n" >"$OUT"
+}
+counters() { # the counters of every device, "device counter value"
+	for d in /sys/kernel/debug/rdma_mrcore/devices/*; do
+		sed "s|^|$(basename "$d") |" "$d/counters"
+	done
+}
+if [ "$MODE" = operate ]; then
+	T=/sys/kernel/tracing
+	[ -e $T/trace ] || mount -t tracefs tracefs $T
+	insmod $MODDIR/pkg/rdma_mrcore.ko || say "ERROR: insmod pkg/rdma_mrcore.ko"
+	cap version cat /sys/module/rdma_mrcore/version
+	cap files find /sys/kernel/debug/rdma_mrcore /sys/module/rdma_mrcore/parameters
+	cap events ls -1 $T/events/rdma_mrcore
+	cap format cat $T/events/rdma_mrcore/mrcore_io_done/format
+	rmmod rdma_mrcore
+fi
+
 load $MODDIR/rdma_mrcore.ko
 load $MODDIR/mrcore_harness.ko
 
@@ -122,7 +176,7 @@ kunit)
 	for m in "$MODDIR"/*.ko; do
 		case "$(basename "$m")" in
 		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko | mrcore_bench.ko) ;;
-		mrcore_removal.ko) ;;
+		mrcore_removal.ko | mrcore_operate.ko) ;;
 		*) load "$m" ;;
 		esac
 	done
@@ -144,6 +198,33 @@ demo)
 		load $MODDIR/$m.ko
 	done
 	load $MODDIR/mrcore_demo.ko
+	;;
+operate)
+	# Each case alone: its trace, the kernel messages it caused, and the
+	# counters before and after.
+	echo 'rdma_mrcore:*' >$T/set_event
+	for scene in ok dry flush error; do
+		echo >$T/trace
+		dmesg -c >/dev/null
+		counters >/tmp/before
+		say "insmod mrcore_operate.ko scene=$scene"
+		insmod $MODDIR/mrcore_operate.ko scene=$scene ||
+			say "ERROR: mrcore_operate scene=$scene failed"
+		rmmod mrcore_operate
+		cap "$scene-trace" grep -v '^#' $T/trace
+		cap "$scene-dmesg" dmesg -c
+		cap "$scene-counters-before" cat /tmp/before
+		cap "$scene-counters" counters
+	done
+	echo >$T/set_event
+	cap backends cat /sys/kernel/debug/rdma_mrcore/devices/siw1/backends
+	cap weights cat /sys/kernel/debug/rdma_mrcore/devices/siw1/weights
+	# A device removed under the module.
+	dmesg -c >/dev/null
+	cap removal-before ls -1 /sys/kernel/debug/rdma_mrcore/devices
+	cap removal-link $RDMA link delete rxe1
+	cap removal-after ls -1 /sys/kernel/debug/rdma_mrcore/devices
+	cap removal-dmesg dmesg -c
 	;;
 bench)
 	# siw runs on the kernel's TCP: no slow start again after each pause
@@ -209,8 +290,9 @@ load_loop() {
 	mods="$MODDIR/rdma_mrcore.ko $MODDIR/mrcore_harness.ko"
 	for m in "$MODDIR"/*.ko; do
 		case "$(basename "$m")" in
-		# the demo and benchmark modules run a program when loaded
+		# the demo, operate and benchmark modules run a program when loaded
 		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
+		mrcore_operate.ko) ;;
 		mrcore_bench*.ko) ;;
 		*) mods="$mods $m" ;;
 		esac

@@ -7,7 +7,9 @@ guest-report.py kunit OUTDIR KSRC TOP QEMU_RC
     debugfs (OUTDIR/results.log), parses it with KSRC's kunit.py into
     OUTDIR/results.json, and fails on any failed or crashed test, a missing
     suite, a module that did not load, a timeout, or a kernel report in the
-    console.  Last line: "kunit: N passed, M failed, S skipped".
+    console, or a sample ULP run (scripts/guest-init.sh) that did not
+    verify a WRITE and a READ on siw and rxe or did not load and unload.
+    Last line: "kunit: N passed, M failed, S skipped".
 
     A skipped test fails the run too unless TOP/kunit/skips.allow lists
     it, with its reason (see that file).
@@ -15,6 +17,11 @@ guest-report.py kunit OUTDIR KSRC TOP QEMU_RC
 guest-report.py demo OUTDIR KSRC TOP QEMU_RC
     Prints the demo's table from the console and fails on a row that is
     not verified, a missing device kind, a timeout or a kernel report.
+
+guest-report.py operate OUTDIR KSRC TOP QEMU_RC
+    Writes the captures of an operate-mode run (scripts/operating.sh) into
+    TOP/Documentation/operating/ and fails on a missing capture, a case
+    that failed or a kernel report.
 
 guest-report.py --self-test [TOP]
     Runs the report's own checks on the crafted console and KTAP of
@@ -167,6 +174,44 @@ def check_skips(ktap_lines, allow_path, problems):
                   (test_id, reason, why))
 
 
+SAMPLE_OK = re.compile(r'mrcore_sample: (\S+) \((iWARP|RoCE)\): WRITE and READ '
+                       r'of (\d+) bytes verified$')
+
+
+def sample_problems(results):
+    """What is wrong with the sample ULP's run (guest-init.sh's sample()).
+
+    The installed rdma_mrcore.ko and the sample must load, the sample must
+    have verified a WRITE and a READ on an iWARP (siw) and a RoCE (rxe)
+    device, and both must unload.  Returns (devices verified, problems).
+    """
+    steps, verified, problems = {}, [], []
+    for line in results:
+        m = re.match(r'MRCORE-SAMPLE (insmod|rmmod) (\S+) (\d+)$', line)
+        if m:
+            steps[(m.group(1), m.group(2))] = int(m.group(3))
+            continue
+        m = re.match(r'MRCORE-SAMPLE dmesg (.*)$', line)
+        if m:
+            ok = SAMPLE_OK.search(m.group(1))
+            if ok:
+                verified.append('%s (%s)' % ok.group(1, 2))
+            elif re.search(r'mrcore_sample: .*(error|byte \d+ is)',
+                           m.group(1)):
+                problems.append('sample: ' + m.group(1).strip())
+    for step in (('insmod', 'rdma_mrcore'), ('insmod', 'mrcore_sample'),
+                 ('rmmod', 'mrcore_sample'), ('rmmod', 'rdma_mrcore')):
+        if step not in steps:
+            problems.append('sample: no %s %s' % step)
+        elif steps[step]:
+            problems.append('sample: %s %s failed (%d)' %
+                            (step + (steps[step],)))
+    for kind in ('iWARP', 'RoCE'):
+        if not any(v.endswith('(%s)' % kind) for v in verified):
+            problems.append('sample: no verified transfer on %s' % kind)
+    return verified, problems
+
+
 def count_cases(group, acc):
     for case in group.get('test_cases', []):
         acc[case['status']] = acc.get(case['status'], 0) + 1
@@ -194,6 +239,12 @@ def kunit(out, ksrc, top, qemu_rc):
         if rounds < want or fails or not mods:
             problems.append('load/unload: %d rounds, %d failures' %
                             (rounds, fails))
+
+    # The sample ULP against the package as installed, before the suites.
+    verified, bad = sample_problems(results)
+    problems.extend(bad)
+    print('kunit: sample ULP: WRITE and READ verified on %s' %
+          (', '.join(verified) if verified else 'no device'))
 
     suites = suites_ktap(results)
     # A kunit.filter_glob on the command line runs only the suites it names.
@@ -288,6 +339,117 @@ def demo(out, ksrc, top, qemu_rc):
     return 1 if problems else 0
 
 
+def captures(results):
+    """{name: (command, [lines])} from the MRCORE-CAPTURE frames."""
+    out, name = {}, None
+    for line in results:
+        m = re.match(r'MRCORE-CAPTURE-BEGIN (\S+) (.*)$', line)
+        if m:
+            name, cmd, lines = m.group(1), m.group(2), []
+            continue
+        if name and line == 'MRCORE-CAPTURE-END ' + name:
+            out[name] = (cmd, lines)
+            name = None
+            continue
+        if name:
+            lines.append(line)
+    return out
+
+
+def counter_diff(before, after):
+    """'device counter before -> after' for the counters that moved."""
+    old = {}
+    for line in before:
+        f = line.split()
+        if len(f) == 3:
+            old[(f[0], f[1])] = f[2]
+    rows = []
+    for line in after:
+        f = line.split()
+        if len(f) == 3 and old.get((f[0], f[1]), '0') != f[2]:
+            rows.append('%-6s %-22s %8s -> %s' % (f[0], f[1],
+                                                 old.get((f[0], f[1]), '0'),
+                                                 f[2]))
+    return rows
+
+
+def operate(out, ksrc, top, qemu_rc):
+    """Write the captures of Documentation/operating.rst."""
+    console, results, problems = guest_run(out, qemu_rc, 'operate')
+    caps = captures(results)
+    docdir = os.path.join(top, 'Documentation', 'operating')
+    os.makedirs(docdir, exist_ok=True)
+    files = {}
+    kernel = [re.sub(r'^\[[ \d.]+\] ', '', l) for l in console
+              if re.match(r'(\[[ \d.]+\] )?Linux version ', l)]
+    files['kernel'] = kernel[:1]
+    for name in ('files', 'events', 'format', 'backends', 'weights'):
+        if name in caps:
+            files[name] = caps[name][1]
+    for scene in ('ok', 'dry', 'flush', 'error'):
+        for part in ('trace', 'dmesg'):
+            if '%s-%s' % (scene, part) in caps:
+                files['%s-%s' % (scene, part)] = [
+                    l for l in caps['%s-%s' % (scene, part)][1] if l.strip()]
+        if '%s-counters' % scene in caps:
+            files['%s-counters' % scene] = counter_diff(
+                caps.get('%s-counters-before' % scene, ('', []))[1],
+                caps['%s-counters' % scene][1])
+    removal = []
+    for name in ('removal-before', 'removal-link', 'removal-after',
+                 'removal-dmesg'):
+        if name in caps:
+            removal.append('# ' + caps[name][0].replace(
+                '/usr/local/sbin/', ''))
+            removal.extend(l for l in caps[name][1] if l.strip())
+    files['removal'] = removal
+    # modinfo of the package as installed, on the host (the filename line,
+    # a path of the build machine, left out)
+    pkg = os.path.join(top, 'build', 'install',
+                       os.path.basename(os.path.normpath(
+                           subprocess.run([os.path.join(top, 'scripts',
+                                                        'test-kernel.sh'),
+                                           '--print-dir'],
+                                          stdout=subprocess.PIPE,
+                                          text=True).stdout.strip())))
+    modinfo = []
+    for ko in ('rdma_mrcore.ko', 'mrcore_sample.ko'):
+        res = subprocess.run(['modinfo', os.path.join(pkg, ko)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+        modinfo.append('$ modinfo %s' % ko)
+        modinfo.extend(l for l in res.stdout.splitlines()
+                       if not l.startswith('filename:'))
+    try:
+        with open(os.path.join(pkg, 'Module.symvers')) as f:
+            symvers = f.read().splitlines()
+        modinfo.append('$ grep -c RDMA_MRCORE Module.symvers; '
+                       'grep -w rdma_create_mr Module.symvers')
+        modinfo.append(str(sum('RDMA_MRCORE' in l for l in symvers)))
+        # the third column, the module's build path, left out
+        modinfo.extend('\t'.join(l.split('\t')[:2] + l.split('\t')[3:])
+                       for l in symvers
+                       if l.split('\t')[1:2] == ['rdma_create_mr'])
+    except OSError:
+        problems.append('no Module.symvers in %s' % pkg)
+    files['modinfo'] = modinfo
+    for name, lines in sorted(files.items()):
+        if not lines:
+            problems.append('no capture %s' % name)
+        with open(os.path.join(docdir, name + '.txt'), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+    for line in console:
+        if re.search(r'mrcore_operate: \S+: done \((-\d+)\)', line):
+            problems.append('case failed: ' + line.strip())
+    report_reports(console, problems)
+    for p in problems:
+        print('operating: FAIL: %s' % p)
+    print('operating: %d files in %s%s' % (len(files), docdir,
+                                          '' if not problems else
+                                          ' (FAILED)'))
+    return 1 if problems else 0
+
+
 def self_test(top):
     """The report's checks on crafted input; returns the number of errors."""
     data = os.path.join(top, 'kunit', 'testdata', 'guest-report')
@@ -336,6 +498,28 @@ def self_test(top):
     expect(len(problems) == 3,
            'without an allow-list every skip fails the run')
 
+    good = ['MRCORE-SAMPLE insmod rdma_mrcore 0',
+            'MRCORE-SAMPLE insmod mrcore_sample 0',
+            'MRCORE-SAMPLE dmesg [ 9.1] mrcore_sample: siw0 (iWARP): WRITE '
+            'and READ of 32768 bytes verified',
+            'MRCORE-SAMPLE dmesg [ 9.5] mrcore_sample: rxe0 (RoCE): WRITE '
+            'and READ of 32768 bytes verified',
+            'MRCORE-SAMPLE rmmod mrcore_sample 0',
+            'MRCORE-SAMPLE rmmod rdma_mrcore 0']
+    verified, bad = sample_problems(good)
+    expect(verified == ['siw0 (iWARP)', 'rxe0 (RoCE)'] and not bad,
+           'a sample run on siw and rxe passes (%s)' % bad)
+    corrupt = [good[0], good[1].replace(' 0', ' 1'),
+               'MRCORE-SAMPLE dmesg [ 9.5] mrcore_sample: rxe0: READ: '
+               'byte 1000 is 0x0, not 0x3c'] + good[2:3] + good[4:]
+    verified, bad = sample_problems(corrupt)
+    expect(len(bad) == 3 and any('byte 1000' in p for p in bad) and
+           any('no verified transfer on RoCE' in p for p in bad),
+           'a corrupted byte, a failed load and a missing device fail '
+           'the sample run (%s)' % bad)
+    expect(len(sample_problems([])[1]) == 6,
+           'a run without the sample fails')
+
     print('guest-report self-test: %d checks failed' % len(errors))
     return 1 if errors else 0
 
@@ -345,13 +529,13 @@ def main():
         top = sys.argv[2] if len(sys.argv) == 3 else \
             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
         return self_test(os.path.abspath(top))
-    if len(sys.argv) != 6 or sys.argv[1] not in ('kunit', 'demo'):
+    if len(sys.argv) != 6 or sys.argv[1] not in ('kunit', 'demo', 'operate'):
         print(__doc__, file=sys.stderr)
         return 2
     mode, out, ksrc, top, rc = sys.argv[1:]
     # kunit.py changes to the kernel tree: absolute paths only.
     out, ksrc, top = (os.path.abspath(p) for p in (out, ksrc, top))
-    fn = kunit if mode == 'kunit' else demo
+    fn = {'kunit': kunit, 'demo': demo, 'operate': operate}[mode]
     return fn(out, ksrc, top, int(rc))
 
 

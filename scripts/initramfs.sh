@@ -9,6 +9,9 @@
 # lists, scripts/guest-init.sh as /init, and the given modules in
 # /lib/mrcore.
 #
+# MRCORE_INITRAMFS_PKG=DIR (make kunit) adds DIR/*.ko in /lib/mrcore/pkg: the
+# package as installed and the sample ULP (scripts/install-check.sh --guest).
+#
 # MRCORE_INITRAMFS_PERFTEST=1 (make bench) adds perftest's ib_read_bw and
 # ib_write_bw with libibverbs, librdmacm, the rxe and siw providers and
 # their /etc/libibverbs.d files, and libgcc_s (which glibc loads when a
@@ -84,7 +87,7 @@ fi
 spec=$outdir/initramfs.list
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /usr/local /usr/local/sbin \
-		/lib /lib64 /lib/mrcore /dev /proc /sys /tmp /run /etc; do
+		/lib /lib64 /lib/mrcore /lib/mrcore/pkg /dev /proc /sys /tmp /run /etc; do
 		echo "dir $d 0755 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
@@ -145,6 +148,13 @@ spec=$outdir/initramfs.list
 		[ -f "$m" ] || die "module $m not found"
 		echo "file /lib/mrcore/$(basename "$m") $m 0644 0 0"
 	done
+	if [ -n "${MRCORE_INITRAMFS_PKG:-}" ]; then
+		for m in "$MRCORE_INITRAMFS_PKG"/rdma_mrcore.ko \
+			"$MRCORE_INITRAMFS_PKG"/mrcore_sample.ko; do
+			[ -f "$m" ] || die "$m not found (scripts/install-check.sh --guest)"
+			echo "file /lib/mrcore/pkg/$(basename "$m") $m 0644 0 0"
+		done
+	fi
 } >"$spec.tmp"
 
 # Directories before files, each once.

@@ -3,13 +3,17 @@
 #
 # make kunit: KUnit in QEMU on the test kernel, with rxe and siw devices.
 #
-#   1. builds what is stale: test kernel, modules (W=1), initramfs;
+#   1. builds what is stale: test kernel, modules (W=1), the package as
+#      installed with the sample ULP built against it
+#      (scripts/install-check.sh --guest), initramfs;
 #   2. boots the guest in kunit mode (TCG, -nic none, timeout);
 #   3. parses the suites' KTAP with the kernel's kunit.py into
 #      build/kunit/results.json, keeps the console in build/kunit/console.log;
 #   4. fails on a failed or crashed test, a skip kunit/skips.allow does not
-#      list, a missing suite, a timeout, or any BUG/KASAN/WARNING/lockdep/
-#      DMA-API/kmemleak/RCU-stall report in the console.
+#      list, a missing suite, a timeout, a sample ULP run that did not
+#      verify its data on both rxe and siw or did not unload, or any
+#      BUG/KASAN/WARNING/lockdep/DMA-API/kmemleak/RCU-stall report in the
+#      console.
 #
 # The report's own checks run first on crafted input
 # (scripts/guest-report.py --self-test).
@@ -40,7 +44,7 @@ if ! python3 "$TOP/scripts/guest-report.py" --self-test "$TOP" >"$OUT/report-sel
 fi
 
 echo "kunit: building what is stale (the test kernel, the first time: about 11 min on an idle 2-core machine, up to about 45 under load)"
-if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
+if ! MRCORE_GUEST_SAMPLE=1 "$TOP/scripts/guest-build.sh" "$OUT"; then
 	echo "kunit: 0 passed, 1 failed, 0 skipped (build failed)"
 	exit 1
 fi

@@ -21,11 +21,22 @@ fi
 build() {
 	local dst=$1 label=$2
 	shift 2
+	local list
+	list=$( cd "$TOP" && { scripts/kernel-sources.sh; echo Kbuild; echo VERSION
+		ls kunit/Kbuild 2>/dev/null
+		git ls-files --cached --others --exclude-standard -- compat; } |
+		sort -u )
+	# Another set of files than last time (one removed, renamed or
+	# added): start from an empty tree, so no object of a file that is
+	# gone (a .o, a .ko, a generated header) can be linked or counted.
+	# The same set: the copy is refreshed and kbuild rebuilds what changed.
+	if [ -d "$dst" ] && [ "$list" != "$(cat "$dst/.mrcore-sources" 2>/dev/null)" ]; then
+		echo "module-build: $name $label: the set of sources changed, building from scratch"
+		rm -rf "$dst"
+	fi
 	mkdir -p "$dst"
-	( cd "$TOP" && scripts/kernel-sources.sh; echo Kbuild; echo VERSION
-	  ls kunit/Kbuild 2>/dev/null
-	  git ls-files --cached --others --exclude-standard -- compat ) |
-		tar -C "$TOP" -cf - -T - | tar -C "$dst" -xpf -
+	printf '%s\n' "$list" | tar -C "$TOP" -cf - -T - | tar -C "$dst" -xpf -
+	printf '%s\n' "$list" >"$dst/.mrcore-sources"
 
 	local args=(-C "$kdir" M="$dst" W=1 "$@")
 	[ "$mode" = sparse ] && args+=(C=2)
@@ -44,7 +55,7 @@ build() {
 		echo "module-build: $name $label: sparse did not run"
 		exit 1
 	fi
-	nmods=$(find "$dst" -name "*.ko" | wc -l)
+	nmods=$(grep -c . "$dst/modules.order")
 }
 
 build "$TOP/build/kbuild-$name" test-hooks CONFIG_RDMA_MRCORE_TEST_HOOKS=y

@@ -68,30 +68,7 @@ int rdma_send_with_inv(struct ib_send_wr *wr, u32 rkey);
 int rdma_unmap_mr(struct rdma_mr *mr);
 int rdma_mr_reset(struct rdma_mr *mr);
 
-/**
- * rdma_post_send_chain() - post a chain of WRs, telling a partial post apart
- * @qp: the QP.
- * @first: the first WR of the chain (e.g. the registrations the map API
- *	chained in front of the caller's Send).
- *
- * A driver posts a chain WR by WR and keeps the WRs before one it refuses.
- * Those run or are flushed whatever the caller does next: the memory and
- * keys they name are in use until the QP's send queue has drained.
- *
- * Context: As ib_post_send().
- * Return: 0; the driver's error if it took none of the chain; or
- * -EINPROGRESS if it took only part of it: drain the send queue
- * (ib_drain_sq(), which moves the QP to the error state) before anything
- * the chain names is released.
- */
-static inline int rdma_post_send_chain(struct ib_qp *qp,
-				       const struct ib_send_wr *first)
-{
-	const struct ib_send_wr *bad = first;
-	int ret = ib_post_send(qp, first, &bad);
-
-	return ret && bad != first ? -EINPROGRESS : ret;
-}
+int rdma_post_send_chain(struct ib_qp *qp, struct ib_send_wr *first);
 
 u32 rdma_mr_max_pages(const struct rdma_mr *mr);
 u64 rdma_mr_length(const struct rdma_mr *mr);

@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+from callgrind_ir import own_ir
+
 
 def gbench_rows(path):
     """Median CPU time, its coefficient of variation, and the counters."""
@@ -50,24 +52,13 @@ def callgrind_total(path):
     sys.exit(f"report: no totals line in {path}")
 
 
-FN_LINE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+(.*?)(?: \[[^\]]*\])?$")
-
-
 def core_ir(path, top):
     """Exclusive Ir of the functions core/ and drivers/ define."""
-    costs = []
-    for line in Path(path).read_text().splitlines():
-        m = FN_LINE.match(line)
-        if not m or ":" not in m.group(2):
-            continue
-        file, fn = m.group(2).split(":", 1)
-        file = file.removeprefix(top + "/")
-        costs.append((int(m.group(1).replace(",", "")), file, fn))
-    ours = {fn for _, file, fn in costs
-            if re.match(r"(core|drivers)/[^/]+\.c$", file)}
-    if not ours:
+    ir = own_ir(path, lambda f: re.match(r"(core|drivers)/[^/]+\.c$",
+                                         f.removeprefix(top + "/")))
+    if ir is None:
         sys.exit(f"report: no core function in {path}")
-    return sum(ir for ir, _, fn in costs if fn in ours)
+    return ir
 
 
 def tally(path):

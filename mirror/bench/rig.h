@@ -26,19 +26,13 @@
 #ifndef MRCORE_MIRROR_BENCH_RIG_H
 #define MRCORE_MIRROR_BENCH_RIG_H
 
-#include <cstdint>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "hca.h"
-
-#include "cases/shapes.h"
+#include "common.h"
 
 namespace bench {
-
-// I/Os in flight the pool is sized for.
-inline constexpr u32 kQueueDepth = 32;
 
 struct Row {
 	const char *backend;	// forced with rdma_io_pool_force_backend()
@@ -75,9 +69,9 @@ public:
 	int io(Tally *t)
 	{
 		rdma_io_ctx ctx;
-		int wrs = rdma_io_ctx_init(&ctx, pool_, sg_.data(),
-					   u32(sg_.size()), 0, remote_addr_,
-					   rkey_, dir_);
+		int wrs = rdma_io_ctx_init(&ctx, pool_.get(), bufs_->sg.data(),
+					   u32(bufs_->sg.size()), 0,
+					   remote_addr_, rkey_, dir_);
 
 		if (wrs < 0)
 			return wrs;
@@ -90,38 +84,23 @@ public:
 	}
 
 private:
-	struct Node {
-		std::unique_ptr<sim::Hca> hca;
-		ib_pd *pd = nullptr;
-		ib_qp *qp = nullptr;
-	};
-	struct FreeDeleter {
-		void operator()(u8 *p) const;
-	};
-	using Memory = std::unique_ptr<u8[], FreeDeleter>;
-
 	void check_one_io();
 	void teardown();
 
+	// Set up in this order, torn down by teardown(): the module before
+	// the HCAs, the FMR callbacks between the HCAs and the memory.
 	const Row &row_;
 	const dma_data_direction dir_;
-	bool module_loaded_ = false;
+	std::optional<ModuleLoad> module_;
+	std::optional<Pair> pair_;
 	bool fmr_registered_ = false;
-	Node local_, peer_;
-	Memory arena_, remote_;
-	size_t arena_bytes_ = 0;
-	std::vector<scatterlist> sg_;
-	sim::Mr *remote_mr_ = nullptr;
-	rdma_io_pool *pool_ = nullptr;
+	std::optional<Buffers> bufs_;
+	Pool pool_;
 	u64 remote_addr_ = 0;
 	u32 rkey_ = 0;
 	ib_cqe cqe_{};
 	ib_wc wc_ok_{};
 };
-
-// After a rig is gone: "" if nothing leaked, was left mapped or referenced,
-// and nothing warned; else what did.  Resets the simulator's counters.
-std::string leak_report();
 
 } // namespace bench
 

@@ -13,12 +13,21 @@
 //    an iWARP READ sink's key is dead, and on a device that lets the peer
 //    READ through any live key (siw) every key of the I/O is; or
 //  - it was refused, for a reason the run can name: an armed fault that
-//    fired during this I/O (dma_map, map_short, pool_empty, post_send), a
-//    forced backend that cannot serve this device and direction, or the
-//    documented limit of a dry pool where no fallback applies (an iWARP
-//    READ, whose sink must be an MR, or a forced backend); memory is
-//    unchanged, and a failed post's keys are dead when its destroy
-//    returns.
+//    fired during this I/O (dma_map, map_short, pool_empty, post_send,
+//    post_wr on the chain's first WR), a forced backend that cannot serve
+//    this device and direction, or the documented limit of a dry pool
+//    where no fallback applies (an iWARP READ, whose sink must be an MR,
+//    or a forced backend); memory is unchanged, and a failed post's keys
+//    are dead when its destroy returns; or
+//  - it was posted in part (post_wr fired on a later WR: -EINPROGRESS):
+//    the driver holds exactly the WRs before the refused one, which run or
+//    are flushed when the QP's send queue is drained (as ib_drain_sq()
+//    does: the QP goes to the error state), each flushed one completing,
+//    the unposted last WR never; the destroy without a completion then
+//    leaves no key the I/O registered on the device and nothing
+//    DMA-mapped; the source is unchanged and each sink byte holds either
+//    what it held or what the whole I/O would have put there.  The QP is
+//    in error afterwards (broken()).
 // Anything else is a failure: counted by the soak, which then exits
 // non-zero, fatal in the fuzzer.
 #ifndef MRCORE_MIRROR_RANDOM_IO_H
@@ -68,11 +77,14 @@ struct ByteSource : Source {
 	}
 };
 
-// The injection points of core/fault.c, as the soak arms them.
-inline constexpr std::array<const char *, 5> kFaultPoints = {
-	"post_send", "mr_alloc", "map_short", "dma_map", "pool_empty"};
+// The injection points of core/fault.c, as the soak and the io_chain
+// fuzzer arm them.
+inline constexpr std::array<const char *, 6> kFaultPoints = {
+	"post_send", "mr_alloc", "map_short", "dma_map", "pool_empty", "post_wr"};
 
-enum class Point : size_t { kPostSend, kMrAlloc, kMapShort, kDmaMap, kPoolEmpty };
+enum class Point : size_t {
+	kPostSend, kMrAlloc, kMapShort, kDmaMap, kPoolEmpty, kPostWr
+};
 
 // The causes a refusal may have.
 enum class Refusal : size_t {
@@ -80,6 +92,8 @@ enum class Refusal : size_t {
 	kMapShortFault,
 	kPoolEmptyFault,
 	kPostSendFault,
+	kPostWrFault,		// post_wr on the first WR: nothing taken
+	kPartialPost,		// post_wr on a later WR: -EINPROGRESS
 	kForcedCannotServe,
 	kPoolDryForced,		// a forced backend has no fallback
 	kPoolDryIwarpRead,	// an iWARP READ sink must be an MR
@@ -88,7 +102,8 @@ enum class Refusal : size_t {
 
 inline constexpr std::array<const char *, size_t(Refusal::kCount)> kRefusalNames = {
 	"dma_map fault", "map_short fault", "pool_empty fault",
-	"post_send fault", "forced backend cannot serve",
+	"post_send fault", "post_wr fault (none taken)",
+	"post_wr fault (partial post, drained)", "forced backend cannot serve",
 	"pool dry (forced backend)", "pool dry (iWARP READ sink)"};
 
 // What a run did.
@@ -258,7 +273,19 @@ public:
 		auto &cq = sim::completions(lqp_);
 		size_t n0 = cq.size();
 		int rc = rdma_io_ctx_post(&ctx, &cqe, nullptr);
+		if (rc == -EINPROGRESS)
+			return PartialPost(t, io, ctx, &cqe, Fired(hits0),
+					   (in.u(1) & 1) != 0);
+		// A failed post the driver took part of must say so.
+		const size_t taken = sim::queued(lqp_);
 		sim::drain();
+		if (rc && taken) {
+			broken_ = true;
+			rdma_io_ctx_destroy(&ctx, nullptr);
+			return Fail(t, io, "post returned " + std::to_string(rc) +
+				    " with " + std::to_string(taken) +
+				    " WRs taken: a partial post not reported");
+		}
 		if (rc)
 			return PostRefused(t, io, ctx, rc, Fired(hits0), cq.size() != n0);
 		if (cq.size() != n0 + 1 || cq.back().cqe != &cqe ||
@@ -276,19 +303,7 @@ public:
 
 		// What both sides must hold now: the sink's bytes replaced by
 		// the source's, in SG order from the offset on.
-		u64 off = 0;
-		for (size_t i = 0; i < io.sg.size(); i++) {
-			u32 skip = i ? 0 : io.offset;
-			size_t local = static_cast<u8 *>(io.sg[i].buf) - arena_.get() + skip;
-			size_t far = io.remote_off + off;
-			size_t n = io.sg[i].length - skip;
-
-			if (io.read)
-				std::memcpy(&want_arena_[local], &want_remote_[far], n);
-			else
-				std::memcpy(&want_remote_[far], &want_arena_[local], n);
-			off += n;
-		}
+		u64 off = Moved(io, want_arena_, want_remote_);
 		bool ok = true;
 		if (off != ctx.length)
 			ok = false, Fail(t, io, "length " + std::to_string(ctx.length));
@@ -420,6 +435,114 @@ private:
 		return std::nullopt;
 	}
 
+	// The images after @io moved: the sink's bytes replaced by the
+	// source's, in SG order from the offset on.  Returns the bytes moved.
+	u64 Moved(const Io &io, std::vector<u8> &arena, std::vector<u8> &remote) const
+	{
+		u64 off = 0;
+		for (size_t i = 0; i < io.sg.size(); i++) {
+			u32 skip = i ? 0 : io.offset;
+			size_t local = static_cast<u8 *>(io.sg[i].buf) - arena_.get() + skip;
+			size_t far = io.remote_off + off;
+			size_t n = io.sg[i].length - skip;
+
+			if (io.read)
+				std::memcpy(&arena[local], &remote[far], n);
+			else
+				std::memcpy(&remote[far], &arena[local], n);
+			off += n;
+		}
+		return off;
+	}
+
+	// A chain the driver took in part (-EINPROGRESS; post_wr fired on a
+	// WR after the first).  The ULP drains the send queue (@run: the
+	// part runs first, else all of it is flushed), as ib_drain_sq()
+	// does, then destroys the I/O without a completion.
+	void PartialPost(Tally &t, const Io &io, rdma_io_ctx &ctx, ib_cqe *cqe,
+			 const std::array<bool, kFaultPoints.size()> &fired, bool run)
+	{
+		auto &cq = sim::completions(lqp_);
+		const size_t n0 = cq.size();
+		const size_t taken = sim::queued(lqp_);
+		std::vector<u32> keys;
+		for (u32 i = 0; i < ctx.nr_mrs; i++)
+			keys.push_back(ctx.mrs[i]->key);
+
+		if (run)
+			sim::step(lqp_, taken);
+		sim::set_qp_error(lqp_);
+		sim::drain();
+		broken_ = true;
+		const size_t left = sim::queued(lqp_);
+		size_t flushed = 0;
+		bool last_completed = false;
+		for (size_t i = n0; i < cq.size(); i++) {
+			flushed += cq[i].status == IB_WC_WR_FLUSH_ERR;
+			last_completed |= cq[i].cqe == cqe;
+		}
+		const size_t completions = cq.size() - n0;
+		rdma_io_ctx_destroy(&ctx, nullptr);
+		bool alive = false;
+		for (u32 key : keys)
+			alive |= local_.find_mr(key) != nullptr;
+		rdma_io_pool_drain(pool_);
+
+		if (!fired[size_t(Point::kPostWr)])
+			return Fail(t, io, "a partial post with no post_wr fault armed");
+		if (!taken || taken >= size_t(io.wrs))
+			return Fail(t, io, "a partial post of " + std::to_string(io.wrs) +
+				    " WRs left " + std::to_string(taken) + " queued");
+		if (left)
+			return Fail(t, io, "WRs still queued after the drain");
+		if (last_completed)
+			return Fail(t, io, "the unposted last WR completed");
+		// Unsignaled WRs that ran complete silently; each one flushed
+		// completes, signaled or not.
+		if (completions != (run ? 0 : taken) || flushed != completions)
+			return Fail(t, io, std::to_string(completions) + " completions (" +
+				    std::to_string(flushed) + " flushed) for " +
+				    std::to_string(taken) + " WRs taken, " +
+				    (run ? "run" : "flushed"));
+		if (alive)
+			return Fail(t, io, "a key of a partly posted I/O outlived "
+				    "its destroy");
+		if (sim::counters().dma_maps_live)
+			return Fail(t, io, "a partly posted I/O left a DMA mapping");
+		if (std::string bad = CompareEither(io); !bad.empty())
+			return Fail(t, io, "partial post: " + bad);
+		t.refused[size_t(Refusal::kPartialPost)]++;
+	}
+
+	// After a partial post: the source as before, each sink byte as
+	// before or as the whole I/O would have left it, nothing else changed.
+	std::string CompareEither(const Io &io) const
+	{
+		std::vector<u8> after_arena = want_arena_, after_remote = want_remote_;
+		Moved(io, after_arena, after_remote);
+		struct Side {
+			const char *name;
+			const u8 *got, *before, *after;
+			size_t n;
+		};
+		for (const Side &s : {Side{"local", arena_.get(), want_arena_.data(),
+					   after_arena.data(), arena_win_},
+				      Side{"remote", remote_.data(), want_remote_.data(),
+					   after_remote.data(), remote_win_}}) {
+			for (size_t i = 0; i < s.n; i++) {
+				if (s.got[i] == s.before[i] || s.got[i] == s.after[i])
+					continue;
+				return std::string(s.name) + " byte " + std::to_string(i) +
+				       " is neither as before nor as moved";
+			}
+		}
+		// The source: as before, whatever ran.
+		const bool src_ok = io.read ?
+			!std::memcmp(remote_.data(), want_remote_.data(), remote_win_) :
+			!std::memcmp(arena_.get(), want_arena_.data(), arena_win_);
+		return src_ok ? "" : "the source changed";
+	}
+
 	// A post refused before reaching the device: nothing ran, and the
 	// MRs' keys (their state unknown) are dead when the destroy returns:
 	// their device MRs were replaced before the memory went back.
@@ -443,10 +566,15 @@ private:
 		if (alive)
 			return Fail(t, io, "a failed I/O's key outlived its "
 				    "destroy");
-		if (rc != -ENOMEM || !fired[size_t(Point::kPostSend)])
-			return Fail(t, io, "post returned " + std::to_string(rc) +
-				    " with no fault armed");
-		t.refused[size_t(Refusal::kPostSendFault)]++;
+		if (rc != -ENOMEM)
+			return Fail(t, io, "post returned " + std::to_string(rc));
+		// post_send refuses the chain; post_wr its first WR.
+		if (fired[size_t(Point::kPostSend)])
+			t.refused[size_t(Refusal::kPostSendFault)]++;
+		else if (fired[size_t(Point::kPostWr)])
+			t.refused[size_t(Refusal::kPostWrFault)]++;
+		else
+			return Fail(t, io, "post returned -ENOMEM with no fault armed");
 	}
 
 	bool MemoryAsBefore() const

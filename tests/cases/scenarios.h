@@ -216,6 +216,15 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	{ SI, SHAPE_257_PAGES, WR, NULL, "multiread", 2, 0, false, 250 * 4096 },
 	/* 10 bytes into the last of 33 entries: one SGE */
 	{ FM, SHAPE_33_PAGES, RD, NULL, "multiread", 1, 0, false, 32 * 4096 + 10 },
+	/* exactly at the second entry: one sink MR over 32 pages */
+	{ SI, SHAPE_33_PAGES, RD, NULL, "iwarp", 2, 1, false, 4096 },
+	/* the last 96 bytes of the last entry, through a sink MR */
+	{ SI, SHAPE_8_PAGES, RD, "iwarp", "iwarp", 2, 1, false, 7 * 4096 + 4000 },
+	/* 57 pages less a byte, one source MR, its key killed after */
+	{ SI, SHAPE_257_PAGES, WR, "frwr", "frwr", 3, 1, false, 200 * 4096 + 1 },
+	/* MRs from inside a later entry: its last byte and 5 pages */
+	{ RO, SHAPE_8_PAGES, RD, "frwr", "frwr", 2, 1, false, 2 * 4096 + 4095 },
+	{ RO, SHAPE_33_PAGES, WR, "frwr", "frwr", 2, 1, false, 5 * 4096 + 7 },
 };
 
 #undef RO

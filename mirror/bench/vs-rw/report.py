@@ -19,6 +19,7 @@ allocs_per_io   calls to the mirror's kzalloc/kcalloc
 Exits non-zero if a row is missing, unverified, or its counts disagree.
 
 usage: report.py CALLGRIND_DIR N1 N2 OUT_JSON TOP RW_SRC META_JSON
+(with mirror/bench/ on PYTHONPATH, for callgrind_ir)
 """
 import json
 import math
@@ -26,7 +27,8 @@ import re
 import sys
 from pathlib import Path
 
-FN_LINE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+(.*?)(?: \[[^\]]*\])?$")
+import callgrind_ir
+
 COUNTED_CALLS = {"mutex_lock": "locks", "try_module_get": "module_gets",
                  "mirror_kzalloc": "allocs"}
 
@@ -57,17 +59,10 @@ def callgrind(path):
 
 def own_ir(path, own_file):
     """Exclusive Ir of the functions defined in files own_file() accepts."""
-    costs = []
-    for line in Path(path).read_text().splitlines():
-        m = FN_LINE.match(line)
-        if not m or ":" not in m.group(2):
-            continue
-        file, fn = m.group(2).split(":", 1)
-        costs.append((int(m.group(1).replace(",", "")), file, fn))
-    ours = {fn for _, file, fn in costs if own_file(file)}
-    if not ours:
+    ir = callgrind_ir.own_ir(path, own_file)
+    if ir is None:
         fail(f"no function of the implementation in {path}")
-    return sum(ir for ir, _, fn in costs if fn in ours)
+    return ir
 
 
 def driver_line(path):

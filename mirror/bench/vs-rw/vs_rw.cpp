@@ -34,22 +34,18 @@
 // ios, wrs and mrs are totals of the N measured I/Os; the rest describes
 // the checked I/Os (chain: the last one's, CW WRs of which CR REG_MRs).
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common.h"
 #include "glue.h"
-#include "hca.h"
-
-#include "cases/shapes.h"
 
 namespace {
 
-constexpr u32 kQueueDepth = 32;
+using bench::kQueueDepth;
 constexpr u32 kMaxPages = 256;
 constexpr u32 kPort = 1;
 // Posted and checked before measuring: every pool MR once, and then some.
@@ -62,16 +58,6 @@ const char *impl_name(Impl i)
 	return i == Impl::kMrcore ? "mrcore" : "rdma_rw";
 }
 
-constexpr mrcore_shape_desc kShape64kContig = {"64k_contig", 1, 0, 64u << 10,
-					       16};
-
-std::vector<mrcore_shape_desc> shapes()
-{
-	return {mrcore_shapes[SHAPE_1_PAGE],   mrcore_shapes[SHAPE_8_PAGES],
-		mrcore_shapes[SHAPE_32_PAGES], mrcore_shapes[SHAPE_256_PAGES],
-		kShape64kContig,	       mrcore_shapes[SHAPE_1M_CONTIG]};
-}
-
 struct Row {
 	Impl impl;
 	const sim::Profile *profile;
@@ -80,8 +66,7 @@ struct Row {
 
 	std::string name() const
 	{
-		return std::string(impl_name(impl)) + "@" + profile->name + "/" +
-		       (read ? "read" : "write") + "/" + shape.name;
+		return bench::row_name(impl_name(impl), *profile, read, shape);
 	}
 	u64 bytes() const { return u64(shape.nents) * shape.length; }
 };
@@ -93,7 +78,7 @@ const std::vector<Row> &rows()
 
 		for (const sim::Profile *p : {&sim::kRoce, &sim::kIwarp})
 			for (bool read : {true, false})
-				for (const mrcore_shape_desc &s : shapes())
+				for (const mrcore_shape_desc &s : bench::shapes())
 					for (Impl i : {Impl::kMrcore, Impl::kRdmaRw})
 						v.push_back({i, p, s, read});
 		return v;
@@ -188,21 +173,6 @@ std::string describe_chain(const ib_send_wr *first)
 	return std::to_string(n / period) + "x(" + group + ")";
 }
 
-u8 *alloc_pages(size_t bytes)
-{
-	void *p = std::aligned_alloc(PAGE_SIZE, bytes);
-
-	if (!p)
-		throw std::runtime_error("out of memory");
-	std::memset(p, 0, bytes);
-	return static_cast<u8 *>(p);
-}
-
-struct FreeDeleter {
-	void operator()(u8 *p) const { std::free(p); }
-};
-using Memory = std::unique_ptr<u8[], FreeDeleter>;
-
 // A cheap pattern, different for every seed: 8 bytes at a time.
 void fill(u8 *p, size_t len, u64 seed)
 {
@@ -242,27 +212,21 @@ public:
 	std::string backend;
 
 private:
-	struct Node {
-		std::unique_ptr<sim::Hca> hca;
-		ib_pd *pd = nullptr;
-		ib_qp *qp = nullptr;
-	};
-
 	// Post one I/O, drain, check.  fix: set READ_WITH_INV keys.  Returns
 	// the first bad status ("SUCCESS" if none); *data_ok if the bytes
 	// landed right.
 	std::string posted_io(u64 seed, bool fix, bool *data_ok);
 	void teardown();
 
+	// Set up in this order, torn down by teardown(): the module (mrcore
+	// only) before the HCAs, ib_core's MRs of the QP (rdma_rw only) after
+	// the memory.
 	const Row &row_;
-	bool module_loaded_ = false;
+	std::optional<bench::ModuleLoad> module_;
+	std::optional<bench::Pair> pair_;
+	std::optional<bench::Buffers> bufs_;
+	bench::Pool pool_;
 	bool rw_qp_ = false;
-	Node local_, peer_;
-	Memory arena_, remote_;
-	size_t arena_bytes_ = 0;
-	std::vector<scatterlist> sg_;
-	sim::Mr *remote_mr_ = nullptr;
-	rdma_io_pool *pool_ = nullptr;
 	ib_cqe cqe_{};
 	ib_wc wc_ok_{};
 	vsrw_io io_{};
@@ -272,45 +236,18 @@ Rig::Rig(const Row &row) : row_(row)
 {
 	sim::set_dma_page_tracking(false);
 	sim::set_alloc_poison(false);
-	const mrcore_shape_desc &s = row.shape;
 
 	try {
-		if (row.impl == Impl::kMrcore) {
-			if (mirror_module_init())
-				throw std::runtime_error("module init failed");
-			module_loaded_ = true;
-		}
-		for (Node *n : {&local_, &peer_}) {
-			n->hca = std::make_unique<sim::Hca>(
-				*row.profile, n == &local_ ? "local" : "peer");
-			n->pd = n->hca->alloc_pd();
-			n->qp = n->hca->create_qp(n->pd);
-		}
-		sim::connect(local_.qp, peer_.qp);
-
-		arena_bytes_ = (u64(s.nents - 1) * s.stride + 1) * PAGE_SIZE +
-			       PAGE_ALIGN(s.offset + s.length);
-		arena_ = Memory(alloc_pages(arena_bytes_));
-		remote_ = Memory(alloc_pages(PAGE_ALIGN(row.bytes())));
-		sg_.resize(s.nents);
-		sg_init_table(sg_.data(), s.nents);
-		for (unsigned int i = 0; i < s.nents; i++)
-			sg_set_buf(&sg_[i], arena_.get() + i * s.stride * PAGE_SIZE +
-				   (i ? 0 : s.offset), s.length);
-		remote_mr_ = peer_.hca->expose(peer_.pd, remote_.get(), row.bytes(),
-					       IB_ACCESS_REMOTE_READ |
-					       IB_ACCESS_REMOTE_WRITE |
-					       IB_ACCESS_LOCAL_WRITE);
+		if (row.impl == Impl::kMrcore)
+			module_.emplace();
+		pair_.emplace(*row.profile);
+		bufs_.emplace(pair_->peer, row.shape);
 
 		if (row.impl == Impl::kMrcore) {
-			pool_ = rdma_io_pool_create(local_.qp, kPort, kQueueDepth,
-						    kMaxPages);
-			if (IS_ERR(pool_)) {
-				pool_ = nullptr;
-				throw std::runtime_error("pool creation failed");
-			}
+			pool_ = bench::make_pool(pair_->local.qp, kPort,
+						 kQueueDepth, kMaxPages);
 		} else {
-			if (int ret = vsrw_rw_qp_init(local_.qp, kPort,
+			if (int ret = vsrw_rw_qp_init(pair_->local.qp, kPort,
 						      kQueueDepth, kMaxPages))
 				throw std::runtime_error("rdma_rw_init_mrs: " +
 							 std::to_string(ret));
@@ -318,9 +255,9 @@ Rig::Rig(const Row &row) : row_(row)
 		}
 		wc_ok_.wr_cqe = &cqe_;
 		wc_ok_.status = IB_WC_SUCCESS;
-		io_ = {local_.qp, kPort, pool_, sg_.data(), u32(sg_.size()),
-		       reinterpret_cast<uintptr_t>(remote_.get()),
-		       remote_mr_->ibmr.rkey,
+		io_ = {pair_->local.qp, kPort, pool_.get(), bufs_->sg.data(),
+		       u32(bufs_->sg.size()), bufs_->remote_addr(),
+		       bufs_->rkey(),
 		       row.read ? DMA_FROM_DEVICE : DMA_TO_DEVICE, &cqe_, &wc_ok_};
 
 		verified = true;
@@ -349,23 +286,14 @@ Rig::Rig(const Row &row) : row_(row)
 
 std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 {
-	const mrcore_shape_desc &s = row_.shape;
 	const size_t len = row_.bytes();
 	std::vector<u8> want(len), got(len);
-	auto gather = [&](u8 *out) {
-		for (unsigned int i = 0; i < s.nents; i++)
-			std::memcpy(out + size_t(i) * s.length, sg_[i].buf,
-				    s.length);
-	};
 
-	fill(arena_.get(), arena_bytes_, 2 * seed);
-	fill(remote_.get(), len, 2 * seed + 1);
-	if (row_.read)
-		std::memcpy(want.data(), remote_.get(), len);
-	else
-		gather(want.data());
+	fill(bufs_->arena.get(), bufs_->arena_bytes, 2 * seed);
+	fill(bufs_->remote.get(), len, 2 * seed + 1);
+	bufs_->copy_source(row_.read, want);
 
-	auto &cq = sim::completions(local_.qp);
+	auto &cq = sim::completions(pair_->local.qp);
 	const size_t before = cq.size();
 	std::string chain;
 	u32 chain_wrs, chain_regs;
@@ -374,7 +302,7 @@ std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 	vsrw_rw_ctx *rw = nullptr;
 
 	if (row_.impl == Impl::kMrcore) {
-		int wrs = rdma_io_ctx_init(&ctx, pool_, io_.sg, io_.sg_cnt, 0,
+		int wrs = rdma_io_ctx_init(&ctx, pool_.get(), io_.sg, io_.sg_cnt, 0,
 					   io_.remote_addr, io_.rkey, io_.dir);
 		if (wrs < 0)
 			throw std::runtime_error("rdma_io_ctx_init: " +
@@ -384,7 +312,7 @@ std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 
 		chain = describe_chain(first);
 		count_chain(first, &chain_wrs, &chain_regs);
-		ret = ib_post_send(local_.qp, ctx.first, nullptr);
+		ret = ib_post_send(pair_->local.qp, ctx.first, nullptr);
 	} else {
 		int err = 0, wrs;
 		u32 mrs;
@@ -399,7 +327,7 @@ std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 		count_chain(first, &chain_wrs, &chain_regs);
 		if (fix)
 			fixups += vsrw_fix_read_inv(first);
-		ret = ib_post_send(local_.qp, first, nullptr);
+		ret = ib_post_send(pair_->local.qp, first, nullptr);
 	}
 	sim::drain();
 
@@ -417,10 +345,7 @@ std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 	else
 		rdma_io_ctx_destroy(&ctx, &wc);
 
-	if (row_.read)
-		gather(got.data());
-	else
-		std::memcpy(got.data(), remote_.get(), len);
+	bufs_->copy_sink(row_.read, got);
 	*data_ok = got == want;
 	if (chain_first.empty())
 		chain_first = chain;
@@ -434,99 +359,52 @@ std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 
 void Rig::teardown()
 {
-	if (pool_)
-		rdma_io_pool_destroy(pool_);
-	pool_ = nullptr;
+	pool_.reset();
 	if (rw_qp_)
-		vsrw_rw_qp_exit(local_.qp);
+		vsrw_rw_qp_exit(pair_->local.qp);
 	rw_qp_ = false;
-	if (remote_mr_)
-		peer_.hca->dereg_mr(remote_mr_);
-	remote_mr_ = nullptr;
-	if (module_loaded_)
-		mirror_module_exit();
-	module_loaded_ = false;
-	local_ = {};
-	peer_ = {};
+	bufs_.reset();
+	module_.reset();
+	pair_.reset();
 }
 
-// What the set-up and the measured I/Os left behind.
-std::string leak_report()
+// The row of that name.  Every row is compared, not only those up to the
+// match (common.h, count_main()).
+const Row *find_row(const char *name)
 {
-	const sim::Counters c = sim::counters();
-	std::string r;
+	const Row *row = nullptr;
 
-	if (c.kmalloc_live)
-		r += " kmalloc_live=" + std::to_string(c.kmalloc_live);
-	if (c.mrs_live)
-		r += " mrs_live=" + std::to_string(c.mrs_live);
-	if (c.dma_maps_live)
-		r += " dma_maps_live=" + std::to_string(c.dma_maps_live);
-	if (c.module_refs)
-		r += " module_refs=" + std::to_string(c.module_refs);
-	if (c.warnings)
-		r += " warnings=" + std::to_string(c.warnings);
-	if (c.dma_api_errors)
-		r += " dma_api_errors=" + std::to_string(c.dma_api_errors);
-	return r;
-}
-
-int usage()
-{
-	std::fprintf(stderr, "usage: vs_rw_count --list | ROW N\n");
-	return 2;
+	for (const Row &r : rows())
+		if (r.name() == name)
+			row = &r;
+	return row;
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && std::string(argv[1]) == "--list") {
-		for (const Row &row : rows())
-			std::printf("%s\n", row.name().c_str());
-		return 0;
-	}
-	if (argc != 3)
-		return usage();
+	return bench::count_main(
+		argc, argv, "vs_rw_count", rows, find_row,
+		[](const char *name, const Row &row, unsigned long n) {
+			vsrw_tally t{};
+			Rig rig(row);
 
-	const Row *row = nullptr;
-	for (const Row &r : rows())
-		if (r.name() == argv[1])
-			row = &r;
-	char *end = nullptr;
-	unsigned long n = std::strtoul(argv[2], &end, 10);
-
-	if (!row || !*argv[2] || *end) {
-		std::fprintf(stderr, "vs_rw_count: unknown row or bad count\n");
-		return usage();
-	}
-
-	vsrw_tally t{};
-	std::string line;
-	try {
-		Rig rig(*row);
-
-		if (int ret = rig.run(n, &t)) {
-			std::fprintf(stderr, "%s: init: %d\n", argv[1], ret);
-			return 1;
-		}
-		line = std::string(argv[1]) + " ios=" + std::to_string(t.ios) +
-		       " wrs=" + std::to_string(t.wrs) +
-		       " mrs=" + std::to_string(t.mrs) +
-		       " verified=" + (rig.verified ? "1" : "0") +
-		       " fixups=" + std::to_string(rig.fixups) +
-		       " strict=" + rig.strict + " backend=" + rig.backend +
-		       " chain_wrs=" + std::to_string(rig.chain_wrs) +
-		       " chain_regs=" + std::to_string(rig.chain_regs) +
-		       " chain_first=" + rig.chain_first + " chain=" + rig.chain;
-	} catch (const std::exception &e) {
-		std::fprintf(stderr, "%s: %s\n", argv[1], e.what());
-		return 1;
-	}
-	if (std::string leaks = leak_report(); !leaks.empty()) {
-		std::fprintf(stderr, "%s: left behind:%s\n", argv[1], leaks.c_str());
-		return 1;
-	}
-	std::printf("%s\n", line.c_str());
-	return 0;
+			if (int ret = rig.run(n, &t))
+				bench::throw_error("init: ", ret);
+			std::string line =
+				std::string(name) + " ios=" + std::to_string(t.ios) +
+				" wrs=" + std::to_string(t.wrs) +
+				" mrs=" + std::to_string(t.mrs) +
+				" verified=" + (rig.verified ? "1" : "0") +
+				" fixups=" + std::to_string(rig.fixups) +
+				" strict=" + rig.strict + " backend=" + rig.backend +
+				" chain_wrs=" + std::to_string(rig.chain_wrs) +
+				" chain_regs=" + std::to_string(rig.chain_regs) +
+				" chain_first=" + rig.chain_first +
+				" chain=" + rig.chain;
+			return [line = std::move(line)] {
+				std::printf("%s\n", line.c_str());
+			};
+		});
 }

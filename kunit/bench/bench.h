@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the files of mrcore_bench.ko share (`make bench`, see main.c):
+ *
+ *   main.c    module parameters, the rows (shapes, queue depths, QP counts),
+ *             the walk over devices and shapes, the data check
+ *   rig.c     slot memory, the QPs, the peer's memory, the CQ callback
+ *   run.c     one run: a thread per QP keeping its queue depth in flight
+ *   sides.c   the two implementations: rdma_io_ctx_*() and rdma_rw_ctx_*()
+ *             (prepare, release, account)
+ *   cpu.c     the CPU loop: init + wrs + destroy without posting
+ *   report.c  one row: its runs, its CPU loops, medians, the JSON line
+ */
+#ifndef _MRCORE_BENCH_H
+#define _MRCORE_BENCH_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/mrcore.h>
+#include <rdma/rw.h>
+
+#include "../mrcore_harness.h"
+
+#define BENCH_MAX_QD		64
+#define BENCH_MAX_QPS		4
+#define BENCH_MAX_ROUNDS	15
+#define BENCH_MAX_PAGES		256	/* the largest shape, 1 MiB */
+#define BENCH_OWNER_ORDER	8	/* the peer's memory: 1 MiB */
+#define BENCH_OWNER_BYTES	(PAGE_SIZE << BENCH_OWNER_ORDER)
+#define BENCH_SQ_DEPTH		4096
+#define BENCH_RD_ATOM		128
+#define BENCH_STALL_MS		30000
+#define BENCH_TIMEOUT_MS	30000
+#define BENCH_MIN_WINDOW_IOS	2
+#define BENCH_OVERRUN_NS	(10ULL * NSEC_PER_SEC)
+#define BENCH_LINE		1024
+#define BENCH_SETTLE_MS		50
+#define BENCH_CPU_BATCH		8
+#define BENCH_CPU_BATCHES	4096
+
+/* The module parameters (main.c), clamped at load. */
+extern unsigned int bench_row_ms;
+extern unsigned int bench_rounds;
+extern unsigned int bench_cpu_ms;
+extern char *bench_filter;
+
+/* Rows printed and rows failed, for the last line of the log (main.c). */
+extern unsigned int bench_rows, bench_failed;
+
+enum bench_impl {
+	BENCH_MRCORE,
+	BENCH_RDMA_RW,
+	BENCH_NR_IMPLS,
+};
+
+extern const char *const bench_impl_name[BENCH_NR_IMPLS];
+
+/**
+ * struct bench_shape - the local memory of one I/O
+ * @name: as printed.
+ * @npages: pages it spans.
+ * @contig: one entry over physically contiguous pages, else one entry per
+ *	separately allocated page.
+ */
+struct bench_shape {
+	const char *name;
+	unsigned int npages;
+	bool contig;
+};
+
+/**
+ * struct bench_mem - one slot's local memory
+ * @page: the pages of a contiguous shape.
+ * @order: their order.
+ * @one: the scatterlist of a contiguous shape.
+ * @buf: the pages of a scattered shape, one entry each.
+ * @sg: the scatterlist to move.
+ * @nents: its entries.
+ * @len: its bytes.
+ */
+struct bench_mem {
+	struct page *page;
+	unsigned int order;
+	struct scatterlist one;
+	struct mrcore_e2e_buf buf;
+	struct scatterlist *sg;
+	unsigned int nents;
+	size_t len;
+};
+
+struct bench_qp;
+
+/**
+ * struct bench_slot - one I/O in flight
+ * @q: its QP.
+ * @cqe: completion entry of the I/O's last WR.
+ * @entry: on the QP's list of completed slots.
+ * @status: the completion's status.
+ * @done_ns: when the completion was seen.
+ * @mem: the local memory, the same for both implementations.
+ * @io: rdma-mrcore's context.
+ * @rw: ib_core's context.
+ * @wrs: WRs the I/O posted.
+ * @mrs: registrations among them.
+ * @prepared: a context is initialized and not destroyed yet.
+ */
+struct bench_slot {
+	struct bench_qp *q;
+	struct ib_cqe cqe;
+	struct list_head entry;
+	enum ib_wc_status status;
+	u64 done_ns;
+	struct bench_mem mem;
+	struct rdma_io_ctx io;
+	struct rdma_rw_ctx rw;
+	u32 wrs;
+	u32 mrs;
+	bool prepared;
+};
+
+/**
+ * struct bench_stats - what one run measured on one QP
+ * @ios: I/Os completed.
+ * @wrs: WRs they posted.
+ * @mrs: registrations among them.
+ * @posts: ib_post_send() calls.
+ * @t_first: time of the first completion.
+ * @t_stop: when the QP stopped issuing.
+ * @window_ios: completions after @t_first up to @t_stop.
+ * @backend: the backend (mrcore) or the kind of chain (rdma_rw) of the
+ *	first I/O.
+ * @mixed: a later I/O used another one.
+ */
+struct bench_stats {
+	u64 ios;
+	u64 wrs;
+	u64 mrs;
+	u64 posts;
+	u64 t_first;
+	u64 t_stop;
+	u64 window_ios;
+	const char *backend;
+	bool mixed;
+};
+
+/**
+ * struct bench_qp - one connected QP pair and what runs on it
+ * @pair: the pair; I/Os run on its active end.
+ * @port: the active end's port.
+ * @owner_page: the peer's memory.
+ * @owner_mr: its registration with remote READ and WRITE.
+ * @owner_sg: its scatterlist.
+ * @rkey: the key the I/Os use.
+ * @iova: the address they use.
+ * @pool: rdma-mrcore's MR pool of the QP.
+ * @slots: %BENCH_MAX_QD slots.
+ * @lock: protects @done.
+ * @done: completed slots, in completion order.
+ * @wq: woken on each completion.
+ * @sq_used: WRs posted and not completed.
+ * @sq_size: WRs the send queue takes.
+ * @impl: the implementation of the current run.
+ * @dir: its direction.
+ * @qd: its queue depth.
+ * @max_ios: stop after this many I/Os (0: by time).
+ * @run_ns: how long the run lasts.
+ * @t0: start of the run.
+ * @t_end: when it should end.
+ * @st: its measurements.
+ * @err: its error, 0 if none.
+ * @task: the thread that runs it.
+ * @finished: completed when @task is done.
+ */
+struct bench_qp {
+	struct mrcore_e2e_pair *pair;
+	u32 port;
+	struct page *owner_page;
+	struct ib_mr *owner_mr;
+	struct scatterlist owner_sg;
+	u32 rkey;
+	u64 iova;
+	struct rdma_io_pool *pool;
+	struct bench_slot *slots;
+
+	spinlock_t lock;	/* protects @done against the CQ callback */
+	struct list_head done;
+	wait_queue_head_t wq;
+	u32 sq_used;
+	u32 sq_size;
+
+	enum bench_impl impl;
+	enum dma_data_direction dir;
+	unsigned int qd;
+	u64 max_ios;
+	u64 run_ns;
+	u64 t0;
+	u64 t_end;
+	struct bench_stats st;
+	int err;
+	struct task_struct *task;
+	struct completion finished;
+};
+
+/**
+ * struct bench_dev - the QPs of one device kind
+ * @target: the device kind.
+ * @qps: %BENCH_MAX_QPS QPs, each of its own pair.
+ * @nr_qps: how many are connected.
+ */
+struct bench_dev {
+	const struct mrcore_e2e_target *target;
+	struct bench_qp qps[BENCH_MAX_QPS];
+	unsigned int nr_qps;
+};
+
+/**
+ * struct bench_result - one implementation's figures for one row
+ * @ops: ops/s of each run, in thousandths.
+ * @nr_runs: runs.
+ * @ios: I/Os of all runs.
+ * @wrs: their WRs.
+ * @mrs: their registrations.
+ * @posts: their ib_post_send() calls.
+ * @cpu_ns: init + wrs + destroy loops, ns per I/O.
+ * @nr_cpu: loops.
+ * @backend: backend or kind of chain.
+ * @mixed: the runs used more than one.
+ * @verified: the data check of its shape and direction passed.
+ * @err: the first error, 0 if none.
+ */
+struct bench_result {
+	u64 ops[BENCH_MAX_ROUNDS];
+	unsigned int nr_runs;
+	u64 ios;
+	u64 wrs;
+	u64 mrs;
+	u64 posts;
+	u64 cpu_ns[BENCH_MAX_ROUNDS];
+	unsigned int nr_cpu;
+	const char *backend;
+	bool mixed;
+	bool verified;
+	int err;
+};
+
+static inline const char *bench_dir_name(enum dma_data_direction dir)
+{
+	return dir == DMA_FROM_DEVICE ? "READ" : "WRITE";
+}
+
+/* rig.c */
+int bench_mem_alloc(struct bench_mem *m, const struct bench_shape *sh);
+void bench_mem_free(struct bench_mem *m);
+u8 *bench_mem_byte(struct bench_mem *m, size_t i);
+int bench_qp_create(struct bench_qp *q, const struct mrcore_e2e_target *t);
+void bench_qp_destroy(struct bench_qp *q);
+
+/* run.c */
+int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
+	      enum dma_data_direction dir, unsigned int qd, u64 run_ns,
+	      u64 max_ios, struct bench_result *r, u64 *mops);
+
+/* sides.c */
+int bench_prepare(struct bench_qp *q, struct bench_slot *s,
+		  struct ib_send_wr **first, const char **backend);
+void bench_release(struct bench_qp *q, struct bench_slot *s, bool ok);
+void bench_account(struct bench_qp *q, const char *backend);
+
+/* cpu.c */
+int bench_cpu(struct bench_qp *q, enum bench_impl impl,
+	      enum dma_data_direction dir, u64 *ns);
+
+/* report.c */
+u64 bench_median(u64 *v, unsigned int n);
+bool bench_selected(struct bench_dev *d, enum dma_data_direction dir,
+		    const struct bench_shape *sh, unsigned int qd,
+		    unsigned int qps);
+void bench_row(struct bench_dev *d, enum dma_data_direction dir,
+	       const struct bench_shape *sh, unsigned int qd,
+	       unsigned int qps, const bool verified[BENCH_NR_IMPLS]);
+
+#endif /* _MRCORE_BENCH_H */

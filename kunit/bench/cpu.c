@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CPU cost of one I/O of each implementation: a loop of init + wrs +
+ * destroy without posting, so without the device.
+ */
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "bench.h"
+
+/*
+ * One I/O of @impl on QP @q's first slot: initialized, its chain built,
+ * destroyed as after a successful completion @wc.  The timed loop's body,
+ * kept here (not through sides.c) so that nothing but the implementation's
+ * own calls is in the figure.
+ */
+static int bench_cpu_io(struct bench_qp *q, enum bench_impl impl,
+			struct rdma_io_pool *pool, enum dma_data_direction dir,
+			struct ib_cqe *cqe, const struct ib_wc *wc)
+{
+	struct bench_slot *s = &q->slots[0];
+	struct ib_qp *qp = q->pair->active.qp;
+	int ret;
+
+	if (impl == BENCH_MRCORE) {
+		ret = rdma_io_ctx_init(&s->io, pool, s->mem.sg, s->mem.nents,
+				       0, q->iova, q->rkey, dir);
+		if (ret < 0)
+			return ret;
+		rdma_io_ctx_wrs(&s->io, cqe, NULL);
+		rdma_io_ctx_destroy(&s->io, wc);
+		return 0;
+	}
+	ret = rdma_rw_ctx_init(&s->rw, qp, q->port, s->mem.sg, s->mem.nents, 0,
+			       q->iova, q->rkey, dir);
+	if (ret < 0)
+		return ret;
+	rdma_rw_ctx_wrs(&s->rw, qp, q->port, cqe, NULL);
+	rdma_rw_ctx_destroy(&s->rw, qp, q->port, s->mem.sg, s->mem.nents, dir);
+	return 0;
+}
+
+/*
+ * Batches of a few iterations, and their median: a vCPU the host takes away
+ * for a while spoils a batch, not the figure.
+ */
+static int bench_cpu_loop(struct bench_qp *q, enum bench_impl impl,
+			  struct rdma_io_pool *pool,
+			  enum dma_data_direction dir, u64 *batch, u64 *ns)
+{
+	struct ib_wc wc = { .status = IB_WC_SUCCESS };
+	struct ib_cqe cqe = {};
+	unsigned int nr = 0, i;
+	u64 t0, tb, t;
+	int ret;
+
+	t0 = ktime_get_ns();
+	do {
+		tb = ktime_get_ns();
+		for (i = 0; i < BENCH_CPU_BATCH; i++) {
+			ret = bench_cpu_io(q, impl, pool, dir, &cqe, &wc);
+			if (ret < 0)
+				return ret;
+		}
+		t = ktime_get_ns();
+		batch[nr++] = div_u64(t - tb, BENCH_CPU_BATCH);
+	} while (nr < BENCH_CPU_BATCHES &&
+		 t - t0 < (u64)bench_cpu_ms * NSEC_PER_MSEC);
+	*ns = bench_median(batch, nr);
+	return 0;
+}
+
+/*
+ * rdma-mrcore's loop runs on a pool of its own: its contexts are never
+ * posted, so their MRs' keys are never registered, and those MRs must not
+ * reach an I/O that is posted.  rdma_rw's loop takes MRs from the QP's pool
+ * and gives them back with the key rdma_rw_ctx_wrs() moved on (ib_core
+ * moves keys there, which is why the loop charges the *_wrs() call to both
+ * implementations); on these devices its MRs only ever serve iWARP READs
+ * with invalidate, which need no invalidation of that key, so it runs on
+ * the QP's own.
+ */
+int bench_cpu(struct bench_qp *q, enum bench_impl impl,
+	      enum dma_data_direction dir, u64 *ns)
+{
+	struct rdma_io_pool *pool = NULL;
+	u64 *batch;
+	int ret;
+
+	batch = kmalloc_array(BENCH_CPU_BATCHES, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+	if (impl == BENCH_MRCORE) {
+		pool = rdma_io_pool_create(q->pair->active.qp, q->port, 1,
+					   BENCH_MAX_PAGES);
+		if (IS_ERR(pool)) {
+			kfree(batch);
+			return PTR_ERR(pool);
+		}
+	}
+	ret = bench_cpu_loop(q, impl, pool, dir, batch, ns);
+	if (pool)
+		rdma_io_pool_destroy(pool);
+	kfree(batch);
+	return ret;
+}

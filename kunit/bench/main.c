@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `make bench`: rdma-mrcore's READ/WRITE helper side by side with ib_core's
+ * RDMA R/W API (rdma_rw_ctx_*()) on the kernel's soft RDMA drivers, siw
+ * (iWARP) and rxe (RoCEv2), on the same QPs and the same scatterlists.
+ *
+ * For each device, direction, SG shape, queue depth and QP count ("a row"),
+ * the two implementations run in turn, run by run (mrcore, rdma_rw, rdma_rw,
+ * mrcore, ...), each run for a fixed time: every QP keeps its queue depth of
+ * I/Os in flight, each I/O is initialized, its WR chain posted with one
+ * ib_post_send() and destroyed when its completion arrives.  A run's rate is
+ * counted from the first completion to the moment it stops issuing, while
+ * the queue is full, so neither the ramp-up nor the drain is measured; the
+ * row gives the median of its runs.  Then a loop of init + wrs + destroy
+ * without posting gives the CPU cost of each implementation alone.
+ *
+ * Before its rows, each implementation moves one I/O of each shape and
+ * direction, and the data is compared byte for byte.
+ *
+ * One line per row and implementation goes to the kernel log, prefixed
+ * "mrcore_bench: row: " and holding a JSON object; scripts/bench.sh turns
+ * them into build/bench/results.json.
+ *
+ * This file: the parameters, the rows, the walk over devices and shapes and
+ * the data check; bench.h lists the other files.
+ */
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+
+#include "bench.h"
+
+unsigned int bench_row_ms = 600;
+module_param_named(row_ms, bench_row_ms, uint, 0444);
+MODULE_PARM_DESC(row_ms, "duration of one run of one implementation, ms (default 600)");
+
+unsigned int bench_rounds = 3;
+module_param_named(rounds, bench_rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "runs per implementation and row; the row gives their median (default 3)");
+
+unsigned int bench_cpu_ms = 20;
+module_param_named(cpu_ms, bench_cpu_ms, uint, 0444);
+MODULE_PARM_DESC(cpu_ms, "duration of one init+destroy loop, ms (default 20)");
+
+char *bench_filter = "*";
+module_param_named(filter, bench_filter, charp, 0444);
+MODULE_PARM_DESC(filter, "glob on device/dir/shape/qdN/qpsN, e.g. \"siw/read/*\" (default *)");
+
+unsigned int bench_rows, bench_failed;
+
+static const struct bench_shape bench_shapes[] = {
+	{ "1_page", 1, false },
+	{ "8_pages", 8, false },
+	{ "32_pages", 32, false },
+	{ "256_pages", 256, false },
+	{ "64k_contig", 16, true },
+	{ "1m_contig", 256, true },
+};
+
+static const unsigned int bench_qds[] = { 1, 16, 64 };
+static const unsigned int bench_qps[] = { 1, 4 };
+
+static const enum dma_data_direction bench_dirs[] = {
+	DMA_FROM_DEVICE, DMA_TO_DEVICE,
+};
+
+/* ---- data check ------------------------------------------------------- */
+
+static u8 bench_pattern(u32 seed, size_t i)
+{
+	return mrcore_e2e_pattern(seed, i);
+}
+
+/*
+ * One I/O of @impl from QP 0's first slot, with distinct data at both ends;
+ * then every byte that arrived is compared with its source.
+ */
+static int bench_verify(struct bench_dev *d, enum bench_impl impl,
+			enum dma_data_direction dir, u32 seed)
+{
+	struct bench_qp *q = &d->qps[0];
+	struct bench_mem *m = &q->slots[0].mem;
+	u8 *owner = page_address(q->owner_page);
+	struct bench_result r = {};
+	bool read = dir == DMA_FROM_DEVICE;
+	size_t i, bad = 0;
+	u64 mops;
+	int ret;
+
+	for (i = 0; i < m->len; i++) {
+		owner[i] = read ? bench_pattern(seed, i) : 0;
+		*bench_mem_byte(m, i) = read ? 0 : bench_pattern(seed, i);
+	}
+	ret = bench_run(d, 1, impl, dir, 1, (u64)bench_row_ms * NSEC_PER_MSEC,
+			1, &r, &mops);
+	if (ret)
+		return ret;
+	if (r.ios != 1)
+		return -EIO;
+	for (i = 0; i < m->len; i++) {
+		u8 got = read ? *bench_mem_byte(m, i) : owner[i];
+
+		if (got != bench_pattern(seed, i) && !bad++)
+			pr_err("mrcore_bench: %s %s %s: byte %zu is 0x%02x, want 0x%02x\n",
+			       d->target->name, bench_impl_name[impl],
+			       bench_dir_name(dir), i, got,
+			       bench_pattern(seed, i));
+	}
+	return bad ? -EILSEQ : 0;
+}
+
+/* ---- shapes ----------------------------------------------------------- */
+
+static void bench_free_mem(struct bench_dev *d)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < d->nr_qps; i++)
+		for (j = 0; j < BENCH_MAX_QD; j++)
+			bench_mem_free(&d->qps[i].slots[j].mem);
+}
+
+/* Every slot of every QP gets memory of the shape. */
+static int bench_alloc_mem(struct bench_dev *d, const struct bench_shape *sh)
+{
+	unsigned int i, j;
+	int ret;
+
+	for (i = 0; i < d->nr_qps; i++) {
+		for (j = 0; j < BENCH_MAX_QD; j++) {
+			ret = bench_mem_alloc(&d->qps[i].slots[j].mem, sh);
+			if (ret) {
+				pr_err("mrcore_bench: %s %s: no memory for the slots: %d\n",
+				       d->target->name, sh->name, ret);
+				bench_free_mem(d);
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Does the filter select any row of the shape on the device? */
+static bool bench_shape_selected(struct bench_dev *d,
+				 const struct bench_shape *sh)
+{
+	unsigned int di, qi, pi;
+	bool any = false;
+
+	for (di = 0; di < ARRAY_SIZE(bench_dirs); di++)
+		for (qi = 0; qi < ARRAY_SIZE(bench_qds); qi++)
+			for (pi = 0; pi < ARRAY_SIZE(bench_qps); pi++)
+				any |= bench_selected(d, bench_dirs[di], sh,
+						      bench_qds[qi],
+						      bench_qps[pi]);
+	return any;
+}
+
+/* The data check of each implementation, then the rows of one direction. */
+static void bench_shape_dir(struct bench_dev *d, const struct bench_shape *sh,
+			    unsigned int di)
+{
+	enum dma_data_direction dir = bench_dirs[di];
+	bool verified[BENCH_NR_IMPLS];
+	unsigned int k, qi, pi;
+	int ret;
+
+	for (k = 0; k < BENCH_NR_IMPLS; k++) {
+		ret = bench_verify(d, k, dir, 7 + di + 2 * k);
+		verified[k] = !ret;
+		if (ret)
+			pr_err("mrcore_bench: %s %s %s %s: data check failed: %d\n",
+			       d->target->name, bench_impl_name[k],
+			       bench_dir_name(dir), sh->name, ret);
+	}
+	for (pi = 0; pi < ARRAY_SIZE(bench_qps); pi++) {
+		for (qi = 0; qi < ARRAY_SIZE(bench_qds); qi++) {
+			if (bench_qps[pi] > d->nr_qps ||
+			    !bench_selected(d, dir, sh, bench_qds[qi],
+					    bench_qps[pi]))
+				continue;
+			bench_row(d, dir, sh, bench_qds[qi], bench_qps[pi],
+				  verified);
+		}
+	}
+}
+
+/* Every row of one shape on one device. */
+static int bench_shape(struct bench_dev *d, const struct bench_shape *sh)
+{
+	unsigned int di;
+	int ret;
+
+	if (!bench_shape_selected(d, sh))
+		return 0;
+	ret = bench_alloc_mem(d, sh);
+	if (ret) {
+		bench_failed++;
+		return ret;
+	}
+	for (di = 0; di < ARRAY_SIZE(bench_dirs); di++)
+		bench_shape_dir(d, sh, di);
+	bench_free_mem(d);
+	return 0;
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+static void bench_device(const struct mrcore_e2e_target *t)
+{
+	struct bench_dev *d;
+	unsigned int i;
+	int ret;
+
+	if (!mrcore_e2e_device_present(t, NULL, 0)) {
+		pr_err("mrcore_bench: no %s device\n", t->name);
+		bench_failed++;
+		return;
+	}
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d) {
+		bench_failed++;
+		return;
+	}
+	d->target = t;
+	for (i = 0; i < BENCH_MAX_QPS; i++) {
+		ret = bench_qp_create(&d->qps[i], t);
+		if (ret) {
+			pr_err("mrcore_bench: %s: QP pair %u: %d\n", t->name, i,
+			       ret);
+			bench_failed++;
+			break;
+		}
+		d->nr_qps++;
+	}
+	if (d->nr_qps) {
+		struct bench_qp *q = &d->qps[0];
+
+		pr_info("mrcore_bench: device %s (%s): %u QPs, send queue %u, max_send_sge %u, max_sge_rd %u, rdma-mrcore pool %u MRs\n",
+			t->name, dev_name(&q->pair->active.device->dev),
+			d->nr_qps, q->sq_size,
+			q->pair->active.device->attrs.max_send_sge,
+			q->pair->active.device->attrs.max_sge_rd,
+			rdma_io_pool_size(q->pool));
+		for (i = 0; i < ARRAY_SIZE(bench_shapes); i++)
+			if (bench_shape(d, &bench_shapes[i]))
+				break;
+	}
+	for (i = 0; i < d->nr_qps; i++)
+		bench_qp_destroy(&d->qps[i]);
+	kfree(d);
+}
+
+static int __init mrcore_bench_init(void)
+{
+	static const struct mrcore_e2e_target *targets[] = {
+		&mrcore_e2e_siw, &mrcore_e2e_rxe,
+	};
+	unsigned int i;
+
+	bench_rounds = clamp(bench_rounds, 1u, (unsigned int)BENCH_MAX_ROUNDS);
+	bench_row_ms = max(bench_row_ms, 1u);
+	bench_cpu_ms = max(bench_cpu_ms, 1u);
+	pr_info("mrcore_bench: start: row_ms %u, rounds %u, cpu_ms %u, filter %s\n",
+		bench_row_ms, bench_rounds, bench_cpu_ms, bench_filter);
+	for (i = 0; i < ARRAY_SIZE(targets); i++)
+		bench_device(targets[i]);
+	pr_info("mrcore_bench: done: %u rows, %u failed\n", bench_rows,
+		bench_failed);
+	return 0;
+}
+
+static void __exit mrcore_bench_exit(void)
+{
+}
+
+module_init(mrcore_bench_init);
+module_exit(mrcore_bench_exit);
+
+MODULE_DESCRIPTION("rdma-mrcore benchmark: the READ/WRITE helper against ib_core's RDMA R/W API on siw and rxe");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(RDMA_MRCORE_VERSION);
+MODULE_IMPORT_NS(RDMA_MRCORE);
+MODULE_IMPORT_NS(MRCORE_HARNESS);

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The two implementations a run compares, on one slot: rdma-mrcore's
+ * rdma_io_ctx_*() and ib_core's rdma_rw_ctx_*().  Each I/O is prepared
+ * (initialized, its chain built and counted), released when its completion
+ * arrives, and its backend or kind of chain accounted to the run.
+ */
+
+#include "bench.h"
+
+const char *const bench_impl_name[BENCH_NR_IMPLS] = {
+	[BENCH_MRCORE] = "mrcore",
+	[BENCH_RDMA_RW] = "rdma_rw",
+};
+
+/*
+ * ib_core's choice, named as rw.c names its context types: registrations,
+ * READ/WRITE WRs with an SGE list on the local DMA lkey, or one WR of one
+ * SGE.
+ */
+static const char *bench_rw_kind(u32 wrs, u32 sges, u32 mrs)
+{
+	if (mrs)
+		return "mr";
+	return wrs > 1 || sges > 1 ? "multi_wr" : "single_wr";
+}
+
+/* Initialize the slot's I/O and build its chain; returns the first WR. */
+int bench_prepare(struct bench_qp *q, struct bench_slot *s,
+		  struct ib_send_wr **first, const char **backend)
+{
+	struct ib_qp *qp = q->pair->active.qp;
+	const struct ib_send_wr *wr;
+	u32 n = 0, regs = 0, sges = 0;
+	int ret;
+
+	if (q->impl == BENCH_MRCORE) {
+		ret = rdma_io_ctx_init(&s->io, q->pool, s->mem.sg, s->mem.nents,
+				       0, q->iova, q->rkey, q->dir);
+		if (ret < 0)
+			return ret;
+		*first = rdma_io_ctx_wrs(&s->io, &s->cqe, NULL);
+	} else {
+		ret = rdma_rw_ctx_init(&s->rw, qp, q->port, s->mem.sg,
+				       s->mem.nents, 0, q->iova, q->rkey,
+				       q->dir);
+		if (ret < 0)
+			return ret;
+		*first = rdma_rw_ctx_wrs(&s->rw, qp, q->port, &s->cqe, NULL);
+	}
+	s->prepared = true;
+	/* What goes to the device, counted the same way for both. */
+	for (wr = *first; wr; wr = wr->next) {
+		n++;
+		regs += wr->opcode == IB_WR_REG_MR;
+		sges += wr->num_sge;
+	}
+	s->wrs = n;
+	s->mrs = regs;
+	*backend = q->impl == BENCH_MRCORE ? rdma_io_ctx_backend(&s->io) :
+					     bench_rw_kind(n, sges, regs);
+	return 0;
+}
+
+/*
+ * Release the slot's I/O.  @ok: it completed successfully.  An rdma-mrcore
+ * I/O that was built but never posted, or failed, is destroyed without a
+ * completion: its MRs' keys are then unknown and the pool replaces them.
+ */
+void bench_release(struct bench_qp *q, struct bench_slot *s, bool ok)
+{
+	struct ib_wc wc = { .status = IB_WC_SUCCESS };
+
+	if (!s->prepared)
+		return;
+	if (q->impl == BENCH_MRCORE)
+		rdma_io_ctx_destroy(&s->io, ok ? &wc : NULL);
+	else
+		rdma_rw_ctx_destroy(&s->rw, q->pair->active.qp, q->port,
+				    s->mem.sg, s->mem.nents, q->dir);
+	s->prepared = false;
+}
+
+/* The run's backend is its first I/O's; another one later marks it mixed. */
+void bench_account(struct bench_qp *q, const char *backend)
+{
+	struct bench_stats *st = &q->st;
+
+	if (!st->backend)
+		st->backend = backend;
+	else if (strcmp(st->backend, backend))
+		st->mixed = true;
+}
