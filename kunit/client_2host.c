@@ -20,6 +20,7 @@ const struct mrcore_e2e_target mrcore_2host_rxe = {
 	.bind_src = true,
 	.remote = true,
 };
+EXPORT_SYMBOL_NS_GPL(mrcore_2host_rxe, MRCORE_2HOST);
 
 /* Bound to its source: rdma_cm then resolves on vsiw0, siw0's netdev. */
 const struct mrcore_e2e_target mrcore_2host_siw = {
@@ -31,6 +32,7 @@ const struct mrcore_e2e_target mrcore_2host_siw = {
 	.bind_src = true,
 	.remote = true,
 };
+EXPORT_SYMBOL_NS_GPL(mrcore_2host_siw, MRCORE_2HOST);
 
 void peer_link_close(struct peer_link *l)
 {
@@ -51,6 +53,119 @@ void peer_link_close(struct peer_link *l)
 	kfree(l->req);
 	kfree(l->resp);
 	kfree(l);
+}
+EXPORT_SYMBOL_NS_GPL(peer_link_close, MRCORE_2HOST);
+
+static int peer_post_recv(struct peer_link *l, struct mrcore_e2e_wait *w)
+{
+	struct ib_sge sge = {
+		.addr = l->resp_dma,
+		.length = sizeof(*l->resp),
+		.lkey = l->side->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &w->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	mrcore_e2e_wait_init(w);
+	return ib_post_recv(l->side->qp, &wr, NULL);
+}
+
+/* SEND @r (tagged) and wait for the SEND's completion. */
+static int peer_send(struct peer_link *l, struct mrcore_peer_req *r)
+{
+	struct ib_device *dev = l->side->device;
+	struct ib_sge sge = {
+		.addr = l->req_dma,
+		.length = sizeof(*l->req),
+		.lkey = l->side->pd->local_dma_lkey,
+	};
+	struct mrcore_e2e_wait w;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &w.cqe,
+	};
+
+	mrcore_e2e_wait_init(&w);
+	r->tag = ++l->tag;
+	ib_dma_sync_single_for_cpu(dev, l->req_dma, sizeof(*l->req),
+				   DMA_TO_DEVICE);
+	mrcore_peer_pack(l->req, r);
+	ib_dma_sync_single_for_device(dev, l->req_dma, sizeof(*l->req),
+				      DMA_TO_DEVICE);
+	return mrcore_e2e_post(l->side, &wr, &w, PEER_CALL_TIMEOUT_MS);
+}
+
+/* The answer in the response buffer, if it answers @op of tag @tag. */
+static int peer_answer(struct peer_link *l, u16 op, u32 tag,
+		       struct mrcore_peer_req *a)
+{
+	struct ib_device *dev = l->side->device;
+	int ret;
+
+	ib_dma_sync_single_for_cpu(dev, l->resp_dma, sizeof(*l->resp),
+				   DMA_FROM_DEVICE);
+	ret = mrcore_peer_unpack(a, l->resp);
+	ib_dma_sync_single_for_device(dev, l->resp_dma, sizeof(*l->resp),
+				      DMA_FROM_DEVICE);
+	if (ret || a->op != op || a->tag != tag)
+		return -EPROTO;
+	return -(int)a->status;
+}
+
+#define PEER_HELLO_TRIES	30
+#define PEER_HELLO_EVERY_MS	2000
+
+/*
+ * HELLO, sent again every 2 s until the first answer comes.  siw (6.12,
+ * siw_accept()) sends its MPA reply before it hooks the socket's
+ * data_ready to the QP: a first message of the active side that lands in
+ * between waits in the socket, unread, until more data comes, and the
+ * connection then hung for a minute about once in thirty on this machine.
+ * The next HELLO is that data.  Every HELLO is answered, each into a RECV
+ * of its own, posted before it.
+ */
+static int peer_hello(struct peer_link *l, struct mrcore_peer_req *a)
+{
+	struct mrcore_e2e_wait *rw;
+	unsigned int sent = 0, i;
+	int ret = 0, got;
+
+	rw = kcalloc(PEER_HELLO_TRIES, sizeof(*rw), GFP_KERNEL);
+	if (!rw)
+		return -ENOMEM;
+	while (sent < PEER_HELLO_TRIES) {
+		struct mrcore_peer_req r = { .op = MRCORE_PEER_HELLO };
+
+		ret = peer_post_recv(l, &rw[sent]);
+		if (ret)
+			break;
+		sent++;
+		ret = peer_send(l, &r);
+		if (ret)
+			break;
+		if (wait_for_completion_timeout(&rw[0].done,
+						msecs_to_jiffies(PEER_HELLO_EVERY_MS)))
+			break;
+		pr_info("mrcore_2host: %s: no answer to HELLO %u after %u ms; saying it again\n",
+			l->pair->target->name, sent, PEER_HELLO_EVERY_MS);
+	}
+	/* Every posted RECV completes (answered, or flushed on an error). */
+	for (i = 0; i < sent; i++) {
+		got = mrcore_e2e_wait_done(l->side, &rw[i],
+					   PEER_CALL_TIMEOUT_MS);
+		if (!ret && got)
+			ret = got;
+	}
+	if (!ret)
+		ret = peer_answer(l, MRCORE_PEER_HELLO, l->tag, a);
+	kfree(rw);
+	return ret;
 }
 
 /**
@@ -101,7 +216,7 @@ int peer_link_open(const struct mrcore_e2e_target *t,
 		l->resp_dma = 0;
 		goto err;
 	}
-	ret = peer_call(l, &r);
+	ret = peer_hello(l, &r);
 	if (ret)
 		goto err;
 	l->conn = r.id;
@@ -112,6 +227,7 @@ err:
 	peer_link_close(l);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(peer_link_open, MRCORE_2HOST);
 
 /**
  * peer_call() - one request and its answer
@@ -125,62 +241,22 @@ err:
  */
 int peer_call(struct peer_link *l, struct mrcore_peer_req *r)
 {
-	struct ib_device *dev = l->side->device;
-	struct ib_sge rsge = {
-		.addr = l->resp_dma,
-		.length = sizeof(*l->resp),
-		.lkey = l->side->pd->local_dma_lkey,
-	};
-	struct ib_sge ssge = {
-		.addr = l->req_dma,
-		.length = sizeof(*l->req),
-		.lkey = l->side->pd->local_dma_lkey,
-	};
-	struct mrcore_e2e_wait rw, sw;
-	struct ib_recv_wr rwr = {
-		.sg_list = &rsge,
-		.num_sge = 1,
-	};
-	struct ib_send_wr swr = {
-		.opcode = IB_WR_SEND,
-		.sg_list = &ssge,
-		.num_sge = 1,
-		.send_flags = IB_SEND_SIGNALED,
-	};
-	struct mrcore_peer_req a;
-	u16 op = r->op;
+	struct mrcore_e2e_wait rw;
 	int ret, sent, got;
 
-	mrcore_e2e_wait_init(&rw);
-	mrcore_e2e_wait_init(&sw);
-	rwr.wr_cqe = &rw.cqe;
-	swr.wr_cqe = &sw.cqe;
-	ret = ib_post_recv(l->side->qp, &rwr, NULL);
+	ret = peer_post_recv(l, &rw);
 	if (ret)
 		return ret;
-	r->tag = ++l->tag;
-	ib_dma_sync_single_for_cpu(dev, l->req_dma, sizeof(*l->req),
-				   DMA_TO_DEVICE);
-	mrcore_peer_pack(l->req, r);
-	ib_dma_sync_single_for_device(dev, l->req_dma, sizeof(*l->req),
-				      DMA_TO_DEVICE);
-	sent = mrcore_e2e_post(l->side, &swr, &sw, PEER_CALL_TIMEOUT_MS);
+	sent = peer_send(l, r);
 	/* Waited for even when the SEND failed: the QP then flushes it. */
 	got = mrcore_e2e_wait_done(l->side, &rw, PEER_CALL_TIMEOUT_MS);
 	if (sent)
 		return sent;
 	if (got)
 		return got;
-	ib_dma_sync_single_for_cpu(dev, l->resp_dma, sizeof(*l->resp),
-				   DMA_FROM_DEVICE);
-	ret = mrcore_peer_unpack(&a, l->resp);
-	ib_dma_sync_single_for_device(dev, l->resp_dma, sizeof(*l->resp),
-				      DMA_FROM_DEVICE);
-	if (ret || a.op != op || a.tag != l->tag)
-		return -EPROTO;
-	*r = a;
-	return -(int)a.status;
+	return peer_answer(l, r->op, l->tag, r);
 }
+EXPORT_SYMBOL_NS_GPL(peer_call, MRCORE_2HOST);
 
 static void peer_link_release(void *l)
 {
@@ -211,6 +287,7 @@ struct peer_link *peer_link(struct kunit *test,
 {
 	return peer_link_kunit(test, t, NULL);
 }
+EXPORT_SYMBOL_NS_GPL(peer_link, MRCORE_2HOST);
 
 /* Another connection on @base's PD (close it first: the test does). */
 struct peer_link *peer_link_shared(struct kunit *test, struct peer_link *base)
@@ -246,6 +323,7 @@ void peer_expose(struct kunit *test, struct peer_link *l, u64 len,
 	x->addr = r.addr;
 	x->len = r.len;
 }
+EXPORT_SYMBOL_NS_GPL(peer_expose, MRCORE_2HOST);
 
 void peer_fill(struct kunit *test, struct peer_link *l, u32 id, u64 start,
 	       u64 len, u32 seed, unsigned int flags)
@@ -261,6 +339,7 @@ void peer_fill(struct kunit *test, struct peer_link *l, u32 id, u64 start,
 
 	peer_call_ok(test, l, &r, "FILL");
 }
+EXPORT_SYMBOL_NS_GPL(peer_fill, MRCORE_2HOST);
 
 /*
  * The peer checks a range of its buffer (and the poison and guard bytes
@@ -353,6 +432,7 @@ int peer_net(struct peer_link *l, enum mrcore_peer_net what)
 
 	return peer_call(l, &r);
 }
+EXPORT_SYMBOL_NS_GPL(peer_net, MRCORE_2HOST);
 
 /**
  * mrcore_2host_sh() - run a shell command of this guest
@@ -371,6 +451,7 @@ int mrcore_2host_sh(const char *cmd)
 		pr_err("mrcore_2host: '%s': %d\n", cmd, ret);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(mrcore_2host_sh, MRCORE_2HOST);
 
 static int mrcore_2host_read(const char *path, char *buf, size_t size)
 {
@@ -409,7 +490,10 @@ int mrcore_2host_tcp_retrans(u64 *v)
 	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = mrcore_2host_read("/proc/net/snmp", buf, PAGE_SIZE);
+	/* procfs files cannot be kernel_read(): a copy in tmpfs can. */
+	ret = mrcore_2host_sh("cat /proc/net/snmp >/tmp/mrcore-snmp");
+	if (!ret)
+		ret = mrcore_2host_read("/tmp/mrcore-snmp", buf, PAGE_SIZE);
 	if (ret)
 		goto out;
 	ret = -ENOENT;

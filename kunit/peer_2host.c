@@ -57,16 +57,33 @@ static struct peer_listener peer_listeners[] = {
 };
 
 /**
+ * struct peer_rx - a RECV the peer keeps posted
+ * @c: its connection.
+ * @msg: its buffer.
+ * @dma: @msg's DMA address.
+ * @cqe: its completion.
+ * @work: serves the request it received.
+ *
+ * A connection keeps %PEER_RQ_DEPTH of them posted: an initiator says HELLO
+ * again before the first one is served (client_2host.c), and on iWARP a
+ * SEND that finds no RECV breaks the connection.
+ */
+struct peer_rx {
+	struct peer_conn *c;
+	struct mrcore_peer_msg *msg;
+	u64 dma;
+	struct ib_cqe cqe;
+	struct work_struct work;
+};
+
+/**
  * struct peer_conn - one accepted connection
  * @node: in peer_conns.
  * @id: its number (HELLO).
  * @side: cm_id, device, PD (the listener's), CQ and QP.
- * @req: the posted RECV's buffer.
+ * @rx: the posted RECVs, one buffer each.
  * @resp: the answer's buffer.
- * @req_dma: @req's DMA address.
  * @resp_dma: @resp's DMA address.
- * @recv_cqe: the RECV's completion.
- * @req_work: serves a received request.
  * @free_work: tears the connection down.
  * @pool: the I/O helper's pool of ACCESS requests on this QP, once used.
  * @gone: @free_work is queued; no event queues it again.
@@ -75,12 +92,9 @@ struct peer_conn {
 	struct list_head node;
 	u32 id;
 	struct mrcore_e2e_side side;
-	struct mrcore_peer_msg *req;
+	struct peer_rx rx[PEER_RQ_DEPTH];
 	struct mrcore_peer_msg *resp;
-	u64 req_dma;
 	u64 resp_dma;
-	struct ib_cqe recv_cqe;
-	struct work_struct req_work;
 	struct work_struct free_work;
 	struct rdma_io_pool *pool;
 	bool gone;
@@ -123,20 +137,20 @@ static u32 peer_conn_seq;
 
 static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
-static int peer_post_recv(struct peer_conn *c)
+static int peer_post_recv(struct peer_rx *rx)
 {
 	struct ib_sge sge = {
-		.addr = c->req_dma,
-		.length = sizeof(*c->req),
-		.lkey = c->side.pd->local_dma_lkey,
+		.addr = rx->dma,
+		.length = sizeof(*rx->msg),
+		.lkey = rx->c->side.pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe = &c->recv_cqe,
+		.wr_cqe = &rx->cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
 
-	return ib_post_recv(c->side.qp, &wr, NULL);
+	return ib_post_recv(rx->c->side.qp, &wr, NULL);
 }
 
 /* Post @first (whose last WR is signaled into @w) and wait. */
@@ -549,22 +563,22 @@ static int peer_serve(struct peer_conn *c, const struct mrcore_peer_req *q,
 
 static void peer_req_work(struct work_struct *work)
 {
-	struct peer_conn *c = container_of(work, struct peer_conn, req_work);
+	struct peer_rx *rx = container_of(work, struct peer_rx, work);
+	struct peer_conn *c = rx->c;
 	struct ib_device *dev = c->side.device;
-	struct mrcore_peer_msg *m = c->req;
+	struct mrcore_peer_msg *m = rx->msg;
 	struct mrcore_peer_req q = {}, a = {};
 	struct mrcore_e2e_wait w;
 	struct ib_sge sge;
 	struct ib_send_wr wr = {};
 	int ret;
 
-	ib_dma_sync_single_for_cpu(dev, c->req_dma, sizeof(*m),
-				   DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_cpu(dev, rx->dma, sizeof(*m), DMA_FROM_DEVICE);
 	ret = mrcore_peer_unpack(&q, m);
-	ib_dma_sync_single_for_device(dev, c->req_dma, sizeof(*m),
+	ib_dma_sync_single_for_device(dev, rx->dma, sizeof(*m),
 				      DMA_FROM_DEVICE);
-	/* The next request may come as soon as this one is answered. */
-	if (peer_post_recv(c))
+	/* Posted again before the answer: the next request may follow it. */
+	if (peer_post_recv(rx))
 		return;		/* the QP is dead: the connection goes */
 	if (!ret)
 		ret = peer_serve(c, &q, &a);
@@ -591,12 +605,11 @@ static void peer_req_work(struct work_struct *work)
 
 static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct peer_conn *c = container_of(wc->wr_cqe, struct peer_conn,
-					   recv_cqe);
+	struct peer_rx *rx = container_of(wc->wr_cqe, struct peer_rx, cqe);
 
 	/* A flushed RECV: the connection is going away. */
 	if (wc->status == IB_WC_SUCCESS)
-		queue_work(peer_wq, &c->req_work);
+		queue_work(peer_wq, &rx->work);
 }
 
 /* ---- connections ---- */
@@ -610,7 +623,8 @@ static void peer_conn_release(struct peer_conn *c)
 	if (c->side.qp)
 		ib_drain_qp(c->side.qp);
 	/* A RECV that completed before the drain queued its work. */
-	cancel_work_sync(&c->req_work);
+	for (i = 0; i < PEER_RQ_DEPTH; i++)
+		cancel_work_sync(&c->rx[i].work);
 	xa_for_each(&peer_bufs, i, b)
 		if (b->owner == c)
 			peer_buf_free(c, b);
@@ -620,13 +634,16 @@ static void peer_conn_release(struct peer_conn *c)
 		rdma_destroy_qp(c->side.cm_id);
 	if (c->side.cq)
 		ib_free_cq(c->side.cq);
-	if (c->req_dma)
-		ib_dma_unmap_single(dev, c->req_dma, sizeof(*c->req),
-				    DMA_FROM_DEVICE);
+	for (i = 0; i < PEER_RQ_DEPTH; i++) {
+		if (c->rx[i].dma)
+			ib_dma_unmap_single(dev, c->rx[i].dma,
+					    sizeof(*c->rx[i].msg),
+					    DMA_FROM_DEVICE);
+		kfree(c->rx[i].msg);
+	}
 	if (c->resp_dma)
 		ib_dma_unmap_single(dev, c->resp_dma, sizeof(*c->resp),
 				    DMA_TO_DEVICE);
-	kfree(c->req);
 	kfree(c->resp);
 }
 
@@ -674,30 +691,39 @@ static int peer_accept(struct peer_listener *l, struct rdma_cm_id *id,
 	struct ib_qp_init_attr attr = {};
 	struct rdma_conn_param param = {};
 	struct peer_conn *c;
-	int ret = -ENOMEM;
+	int ret = -ENOMEM, i;
 
 	if (!dev || dev != l->pd->device)
 		return -ENODEV;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	INIT_WORK(&c->req_work, peer_req_work);
 	INIT_WORK(&c->free_work, peer_free_work);
-	c->recv_cqe.done = peer_recv_done;
+	for (i = 0; i < PEER_RQ_DEPTH; i++) {
+		c->rx[i].c = c;
+		c->rx[i].cqe.done = peer_recv_done;
+		INIT_WORK(&c->rx[i].work, peer_req_work);
+	}
 	c->side.cm_id = id;
 	c->side.device = dev;
 	c->side.pd = l->pd;
 	c->side.pd_shared = true;
 	atomic_set(&c->side.qp_events, 0);
-	c->req = kzalloc(sizeof(*c->req), GFP_KERNEL);
 	c->resp = kzalloc(sizeof(*c->resp), GFP_KERNEL);
-	if (!c->req || !c->resp)
+	if (!c->resp)
 		goto err;
-	c->req_dma = ib_dma_map_single(dev, c->req, sizeof(*c->req),
-				       DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(dev, c->req_dma)) {
-		c->req_dma = 0;
-		goto err;
+	for (i = 0; i < PEER_RQ_DEPTH; i++) {
+		struct peer_rx *rx = &c->rx[i];
+
+		rx->msg = kzalloc(sizeof(*rx->msg), GFP_KERNEL);
+		if (!rx->msg)
+			goto err;
+		rx->dma = ib_dma_map_single(dev, rx->msg, sizeof(*rx->msg),
+					    DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, rx->dma)) {
+			rx->dma = 0;
+			goto err;
+		}
 	}
 	c->resp_dma = ib_dma_map_single(dev, c->resp, sizeof(*c->resp),
 					DMA_TO_DEVICE);
@@ -726,9 +752,11 @@ static int peer_accept(struct peer_listener *l, struct rdma_cm_id *id,
 	if (ret)
 		goto err;
 	c->side.qp = id->qp;
-	ret = peer_post_recv(c);
-	if (ret)
-		goto err;
+	for (i = 0; i < PEER_RQ_DEPTH; i++) {
+		ret = peer_post_recv(&c->rx[i]);
+		if (ret)
+			goto err;
+	}
 	param.responder_resources = min_t(int, dev->attrs.max_qp_rd_atom,
 					  PEER_RD_ATOM);
 	param.initiator_depth = min_t(int, dev->attrs.max_qp_init_rd_atom,

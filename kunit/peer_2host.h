@@ -13,15 +13,21 @@
  *
  * Messages.  Every request is one SEND of a &struct mrcore_peer_msg from the
  * initiator; the peer answers each with one SEND of the same struct, @op
- * and @tag echoed, @status 0 or a positive errno.  The peer keeps one RECV
- * posted per connection and serves one request at a time (all connections
- * share one ordered workqueue), so an initiator posts its RECV for the
- * answer, then its request, and waits for both.  All fields little-endian.
+ * and @tag echoed, @status 0 or a positive errno.  The peer keeps four
+ * RECVs posted per connection and serves one request at a time, in order
+ * (all connections share one ordered workqueue), so an initiator posts its
+ * RECV for the answer, then its request, and waits for both.  All fields
+ * little-endian.
  *
  * Requests (fields not named are zero):
  *
  * %MRCORE_PEER_HELLO
- *	Answer: @id = the connection's number on the peer (for ACCESS).
+ *	The first request of a connection.  Answer: @id = the connection's
+ *	number on the peer (for ACCESS).  The initiator says it again every
+ *	2 s until the first answer comes (each HELLO is answered): on siw a
+ *	first message that arrives while the peer's siw_accept() has sent
+ *	its MPA reply but not yet hooked the socket to the QP waits unread
+ *	until more data comes.
  * %MRCORE_PEER_EXPOSE  @len, @start (offset of the data in its first page),
  *	@ops, @flags, @seed
  *	Allocates @len bytes, page by page (mrcore_e2e_buf_alloc()), fills

@@ -11,11 +11,14 @@
 #   mrcore.mode=kunit2host  (make kunit-2host) the initiator of two guests
 #                      joined by a virtio-net wire: waits for the peer, loads
 #                      mrcore_2host.ko (the *_2host suites), counts the
-#                      packets on the wire, dumps the KTAP, tells the peer
-#                      to stop
+#                      packets on the wire, tells the peer to stop, loads
+#                      mrcore_2host_poweroff.ko once the peer serves again,
+#                      dumps the KTAP
 #   mrcore.mode=peer   the other guest: loads mrcore_2host_peer.ko, which
 #                      serves the initiator's requests, until told to stop
-#                      (or mrcore.peer_wait=SECONDS pass)
+#                      (or mrcore.peer_wait=SECONDS pass); after its
+#                      kmemleak scan it serves again, until the initiator's
+#                      last suite powers it off (or says bye again)
 # then unload the modules, run a kmemleak scan and power off.
 #
 # The two-guest modes take mrcore.self=N and mrcore.peer=M (1 or 2): this
@@ -246,42 +249,50 @@ kunit)
 	;;
 kunit2host)
 	# The peer answers on TCP port 7000 once its server listens.
-	say "waiting for the peer 203.0.113.$PEER"
-	t=0
-	until nc -w 5 "203.0.113.$PEER" 7000 </dev/null >/dev/null 2>&1; do
-		t=$((t + 1))
-		if [ $t -ge 120 ]; then
-			say "ERROR: the peer did not answer on 203.0.113.$PEER:7000"
-			break
-		fi
-		sleep 2
-	done
+	wait_peer() {
+		say "waiting for the peer 203.0.113.$PEER"
+		t=0
+		until nc -w 5 "203.0.113.$PEER" 7000 </dev/null >/dev/null 2>&1; do
+			t=$((t + 1))
+			if [ $t -ge 120 ]; then
+				say "ERROR: the peer did not answer on 203.0.113.$PEER:7000"
+				break
+			fi
+			sleep 2
+		done
+	}
+	wait_peer
 	ping -c 2 "203.0.113.$PEER" >"$OUT" 2>&1
 	netstat_line before
 	capture_start
-	for m in "$MODDIR"/mrcore_2host*.ko; do
-		case "$(basename "$m")" in
-		mrcore_2host_peer.ko) ;;
-		*) load "$m" ;;
-		esac
-	done
+	load $MODDIR/mrcore_2host.ko
 	capture_stop
 	netstat_line after
-	dump_ktap
-	# The peer stops serving, unloads and checks itself for leaks.
+	# The peer stops serving, unloads and checks itself for leaks; then
+	# it serves again, to be powered off by the last suite.
 	echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1 ||
 		say "ERROR: could not tell the peer to stop"
+	if [ -e $MODDIR/mrcore_2host_poweroff.ko ]; then
+		wait_peer
+		load $MODDIR/mrcore_2host_poweroff.ko
+		# If no suite powered it off (a filter), the peer stops.
+		echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1
+	fi
+	dump_ktap
 	;;
 peer)
-	load $MODDIR/mrcore_2host_peer.ko
+	serve() {
+		load $MODDIR/mrcore_2host_peer.ko
+		nc -l -p 7000 </dev/null >/dev/null 2>&1 &
+		say "serving until the initiator says bye (at most $PEER_WAIT s)"
+		if timeout "$PEER_WAIT" nc -l -p 7001 </dev/null >/tmp/bye 2>&1; then
+			say "the initiator said: $(cat /tmp/bye)"
+		else
+			say "ERROR: no bye from the initiator within $PEER_WAIT s"
+		fi
+	}
 	netstat_line before
-	nc -l -p 7000 </dev/null >/dev/null 2>&1 &
-	say "serving until the initiator says bye (at most $PEER_WAIT s)"
-	if timeout "$PEER_WAIT" nc -l -p 7001 </dev/null >/tmp/bye 2>&1; then
-		say "the initiator said: $(cat /tmp/bye)"
-	else
-		say "ERROR: no bye from the initiator within $PEER_WAIT s"
-	fi
+	serve
 	netstat_line after
 	;;
 demo)
@@ -394,6 +405,15 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 elif [ "$MODE" != bench ]; then
 	# The bench kernel is built without kmemleak on purpose.
 	say "ERROR: no /sys/kernel/debug/kmemleak"
+fi
+
+if [ "$MODE" = peer ]; then
+	# Judged up to here; now the initiator's last suite powers this
+	# guest off mid-transfer (or says bye again).
+	echo "MRCORE-DONE $MODE" >"$OUT"
+	load $MODDIR/rdma_mrcore.ko
+	load $MODDIR/mrcore_harness.ko
+	serve
 fi
 
 finish "$MODE"
