@@ -4,7 +4,6 @@
  * and its requests (client_2host.h, protocol in peer_2host.h).
  */
 
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -120,7 +119,6 @@ static int peer_answer(struct peer_link *l, u16 op, u32 tag,
 }
 
 #define PEER_HELLO_TRIES	30
-#define PEER_SIW_SETTLE_MS	500
 #define PEER_HELLO_EVERY_MS	2000
 
 /*
@@ -152,8 +150,11 @@ static int peer_hello(struct peer_link *l, struct mrcore_peer_req *a)
 		if (ret)
 			break;
 		if (wait_for_completion_timeout(&rw[0].done,
-						msecs_to_jiffies(PEER_HELLO_EVERY_MS)))
+						msecs_to_jiffies(PEER_HELLO_EVERY_MS))) {
+			/* Given back: it is waited for again below. */
+			complete(&rw[0].done);
 			break;
+		}
 		pr_info("mrcore_2host: %s: no answer to HELLO %u after %u ms; saying it again\n",
 			l->pair->target->name, sent, PEER_HELLO_EVERY_MS);
 	}
@@ -218,14 +219,6 @@ int peer_link_open(const struct mrcore_e2e_target *t,
 		l->resp_dma = 0;
 		goto err;
 	}
-	/*
-	 * siw: the first SEND of a new connection was once never completed
-	 * (nor flushed when the QP was moved to the error state), the first
-	 * HELLO right after ESTABLISHED, while siw's connection work may
-	 * still be hooking the socket (see peer_hello()).  Give it time.
-	 */
-	if (rdma_protocol_iwarp(dev, l->side->cm_id->port_num))
-		msleep(PEER_SIW_SETTLE_MS);
 	ret = peer_hello(l, &r);
 	if (ret)
 		goto err;
