@@ -19,6 +19,8 @@
 #   make mutants              planted bugs the fast layers must catch (not in check)
 #   make kunit                KUnit in QEMU only
 #   make kcsan                the race suites on the KCSAN kernel, 4 vCPUs (in soak)
+#   make kunit-2host          two guests over a virtio-net wire: the *_2host
+#                             suites against a peer kernel, with netem faults
 #   make test-kernel          build (or reuse) the cached test kernel
 
 SHELL := /bin/bash
@@ -35,7 +37,7 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all modules clean check mirror kunit test-kernel demo bench \
+.PHONY: all modules clean check mirror kunit kunit-2host test-kernel demo bench \
 	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
 	bench-vs-rw mutants install install-dev install-dkms kcsan operating
 
@@ -111,6 +113,9 @@ test-kernel:
 
 kunit:
 	@scripts/kunit.sh
+
+kunit-2host:
+	@scripts/kunit-2host.sh
 
 demo:
 	@scripts/demo.sh

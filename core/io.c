@@ -861,6 +861,36 @@ unmap_dma:
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
 
+static void mrcore_io_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	/* Nothing to do: the I/O's last WR reports the I/O. */
+}
+
+static struct ib_cqe mrcore_io_write_cqe = {
+	.done = mrcore_io_write_done,
+};
+
+/*
+ * On a device that sends an unsignaled WR's payload from its pages after
+ * the I/O completed (mrcore_dev_unsignaled_zcopy(), siw): signal every RDMA
+ * WRITE, its completion going to a no-op entry, so the device copies each
+ * payload before the I/O can complete.  rdma_io_max_cqe() already counts a
+ * completion per WR.
+ */
+static void mrcore_io_signal_writes(struct rdma_io_ctx *ctx)
+{
+	struct ib_send_wr *wr = ctx->first;
+	u32 n;
+
+	for (n = 0; wr && n < ctx->nr_wrs; wr = wr->next, n++) {
+		if (wr->opcode != IB_WR_RDMA_WRITE ||
+		    (wr->send_flags & IB_SEND_SIGNALED))
+			continue;
+		wr->send_flags |= IB_SEND_SIGNALED;
+		wr->wr_cqe = &mrcore_io_write_cqe;
+	}
+}
+
 /**
  * rdma_io_ctx_wrs() - the WR chain of an I/O, ready to post
  * @ctx: an initialized context.
@@ -869,12 +899,19 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
  * @chain_wr: a WR to run after the I/O (e.g. the reply SEND), which then
  *	carries the completion instead; or %NULL.
  *
+ * On a device that sends an unsignaled WR's payload from the caller's
+ * pages after later WRs completed (siw), every RDMA WRITE of the I/O is
+ * signaled too, its completion consumed by the core: the I/O's source may
+ * be reused once the I/O completed, even if the transport retransmits.
+ *
  * Context: Any context.
  * Return: the first WR to post.
  */
 struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 				   struct ib_send_wr *chain_wr)
 {
+	if (unlikely(ctx->pool->signal_writes))
+		mrcore_io_signal_writes(ctx);
 	ctx->last->next = chain_wr;
 	if (!chain_wr) {
 		ctx->last->wr_cqe = cqe;

@@ -20,6 +20,7 @@ struct mrcore_access {
 int mrcore_local_access(struct ib_device *dev, unsigned int local_ops,
 			struct mrcore_access *out);
 bool mrcore_dev_unchecked_remote_read(const struct ib_device *dev);
+bool mrcore_dev_unsignaled_zcopy(const struct ib_device *dev);
 int mrcore_remote_access(unsigned int remote_ops, struct mrcore_access *out);
 bool mrcore_access_is_remote(int ib_access);
 
@@ -429,6 +430,7 @@ struct rdma_io_pool {
 	const struct rdma_mr_backend_ops *mr_backend;
 	u32 mr_pages;
 	bool kill_local_keys;
+	bool signal_writes;
 	bool read_inv;
 	int sink_access;
 	int src_access;

@@ -478,6 +478,7 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 	pool->info.port_num = port_num;
 	pool->info.iwarp = rdma_protocol_iwarp(qp->device, port_num);
 	pool->kill_local_keys = mrcore_dev_unchecked_remote_read(qp->device);
+	pool->signal_writes = mrcore_dev_unsignaled_zcopy(qp->device);
 	pool->read_inv = rdma_cap_read_inv(qp->device, port_num);
 	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_READ_SINK, &access);
 	pool->sink_access = ret ? 0 : access.ib_access;

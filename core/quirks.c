@@ -17,10 +17,14 @@
  *	key of the QP's PD that covers the bytes, whatever access the key
  *	grants: every live key, local-only ones and the PD's DMA lkey
  *	included, can be read by the peer.
+ * @unsignaled_zcopy: it sends the payload of an unsignaled WR from the
+ *	pages themselves, which the transport may read again after the
+ *	completion of a later WR has given them back to the caller.
  */
 struct mrcore_quirk {
 	enum rdma_driver_id driver_id;
 	bool unchecked_remote_read;
+	bool unsignaled_zcopy;
 };
 
 static const struct mrcore_quirk mrcore_quirks[] = {
@@ -32,7 +36,21 @@ static const struct mrcore_quirk mrcore_quirks[] = {
 	 * answer: on such a device no local key outlives its mapping or its
 	 * I/O (rdma_unmap_mr(), core/io.c).
 	 */
-	{ .driver_id = RDMA_DRIVER_SIW, .unchecked_remote_read = true },
+	/*
+	 * siw (6.12, siw_qp_tx.c: siw_qp_prepare_tx()): the payload of an
+	 * unsignaled WR of at least a page is handed to TCP zero-copy
+	 * (MSG_SPLICE_PAGES), and TCP keeps the pages to send them again
+	 * until they are acknowledged; a signaled WR's payload is copied.
+	 * The completion of an I/O's last WR tells the ULP its source may be
+	 * reused while a segment of an earlier WRITE of the I/O may still be
+	 * retransmitted from it: with a lost segment, the peer gets the new
+	 * bytes (seen under netem by make kunit-2host: whole FPDUs of the
+	 * bytes written after the completion; siw sends no MPA CRC by
+	 * default, so nothing notices).  The core's answer: on such a device
+	 * every RDMA WRITE of an I/O is signaled (core/io.c).
+	 */
+	{ .driver_id = RDMA_DRIVER_SIW, .unchecked_remote_read = true,
+	  .unsignaled_zcopy = true },
 };
 
 static const struct mrcore_quirk *mrcore_quirk_of(const struct ib_device *dev)
@@ -63,4 +81,24 @@ bool mrcore_dev_unchecked_remote_read(const struct ib_device *dev)
 	const struct mrcore_quirk *q = mrcore_quirk_of(dev);
 
 	return q && q->unchecked_remote_read;
+}
+
+/**
+ * mrcore_dev_unsignaled_zcopy() - whether an unsignaled WR's payload is
+ *	sent from its pages after its completion
+ * @dev: the device.
+ *
+ * On such a device the core signals every RDMA WRITE of an I/O, so each
+ * one's payload is copied before it completes and the ULP may reuse the
+ * source once the I/O completed.
+ *
+ * Context: Any context.
+ * Return: true if @dev may retransmit an unsignaled WR's payload from the
+ * caller's pages after a later WR completed (siw).
+ */
+bool mrcore_dev_unsignaled_zcopy(const struct ib_device *dev)
+{
+	const struct mrcore_quirk *q = mrcore_quirk_of(dev);
+
+	return q && q->unsignaled_zcopy;
 }

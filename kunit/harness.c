@@ -18,6 +18,8 @@
 
 #define MRCORE_E2E_CM_TIMEOUT_MS	5000
 #define MRCORE_E2E_STEP_TIMEOUT_MS	15000
+/* Another guest, both under TCG on shared cores, maybe behind netem. */
+#define MRCORE_E2E_REMOTE_TIMEOUT_MS	60000
 #define MRCORE_E2E_RQ_DEPTH		16
 
 const struct mrcore_e2e_target mrcore_e2e_siw = {
@@ -374,10 +376,16 @@ static int mrcore_e2e_active_handler(struct rdma_cm_id *id,
 }
 
 /* Wait for the active side's next rdma_cm event and check it is @want. */
+static unsigned int mrcore_e2e_step_ms(const struct mrcore_e2e_target *t)
+{
+	return t->remote ? MRCORE_E2E_REMOTE_TIMEOUT_MS :
+			   MRCORE_E2E_STEP_TIMEOUT_MS;
+}
+
 static int mrcore_e2e_active_wait(struct mrcore_e2e_pair *pair,
 				  enum rdma_cm_event_type want)
 {
-	unsigned long tmo = msecs_to_jiffies(MRCORE_E2E_STEP_TIMEOUT_MS);
+	unsigned long tmo = msecs_to_jiffies(mrcore_e2e_step_ms(pair->target));
 	unsigned long left;
 
 	left = wait_for_completion_timeout(&pair->active_step, tmo);
@@ -595,7 +603,9 @@ static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 	struct sockaddr *srcp = (struct sockaddr *)&src;
 	struct mrcore_e2e_pair *pair;
 	struct rdma_conn_param param;
-	unsigned long tmo = msecs_to_jiffies(MRCORE_E2E_STEP_TIMEOUT_MS);
+	unsigned long tmo = msecs_to_jiffies(mrcore_e2e_step_ms(target));
+	unsigned int cm_ms = target->remote ? MRCORE_E2E_REMOTE_TIMEOUT_MS :
+					      MRCORE_E2E_CM_TIMEOUT_MS;
 	struct rdma_cm_id *id;
 	unsigned long left;
 	int ret;
@@ -609,7 +619,8 @@ static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 	pair->target = target;
 	pair->caps = *caps;
 	pair->shared_pd = shared_pd;
-	pair->port = target->port_base +
+	pair->port = target->remote ? target->port_base :
+		     target->port_base +
 		     (atomic_inc_return(&mrcore_e2e_port_seq) % 10000);
 	init_completion(&pair->active_step);
 	init_completion(&pair->passive_done);
@@ -625,24 +636,29 @@ static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 	if (ret)
 		goto err;
 
-	id = rdma_create_id(&init_net, mrcore_e2e_passive_handler, pair,
-			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		goto err;
-	}
-	pair->listen_id = id;
-	ret = rdma_bind_addr(id, (struct sockaddr *)&lsn);
-	if (ret) {
-		pr_err("mrcore_harness: %s: rdma_bind_addr(%s:%u): %d\n",
-		       target->name, target->passive_addr, pair->port, ret);
-		goto err;
-	}
-	ret = rdma_listen(id, 1);
-	if (ret) {
-		pr_err("mrcore_harness: %s: rdma_listen(%s:%u): %d\n",
-		       target->name, target->passive_addr, pair->port, ret);
-		goto err;
+	/* A remote target's listener is the peer guest's. */
+	if (!target->remote) {
+		id = rdma_create_id(&init_net, mrcore_e2e_passive_handler, pair,
+				    RDMA_PS_TCP, IB_QPT_RC);
+		if (IS_ERR(id)) {
+			ret = PTR_ERR(id);
+			goto err;
+		}
+		pair->listen_id = id;
+		ret = rdma_bind_addr(id, (struct sockaddr *)&lsn);
+		if (ret) {
+			pr_err("mrcore_harness: %s: rdma_bind_addr(%s:%u): %d\n",
+			       target->name, target->passive_addr, pair->port,
+			       ret);
+			goto err;
+		}
+		ret = rdma_listen(id, 1);
+		if (ret) {
+			pr_err("mrcore_harness: %s: rdma_listen(%s:%u): %d\n",
+			       target->name, target->passive_addr, pair->port,
+			       ret);
+			goto err;
+		}
 	}
 
 	id = rdma_create_id(&init_net, mrcore_e2e_active_handler, pair,
@@ -654,12 +670,11 @@ static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 	pair->active.cm_id = id;
 	if (bind_src == 0 || (bind_src < 0 && !target->bind_src))
 		srcp = NULL;
-	ret = rdma_resolve_addr(id, srcp, (struct sockaddr *)&dst,
-				MRCORE_E2E_CM_TIMEOUT_MS);
+	ret = rdma_resolve_addr(id, srcp, (struct sockaddr *)&dst, cm_ms);
 	if (!ret)
 		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ADDR_RESOLVED);
 	if (!ret)
-		ret = rdma_resolve_route(id, MRCORE_E2E_CM_TIMEOUT_MS);
+		ret = rdma_resolve_route(id, cm_ms);
 	if (!ret)
 		ret = mrcore_e2e_active_wait(pair,
 					     RDMA_CM_EVENT_ROUTE_RESOLVED);
@@ -674,6 +689,10 @@ static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ESTABLISHED);
 	if (ret)
 		goto err;
+	if (target->remote) {
+		*pairp = pair;
+		return 0;
+	}
 	left = wait_for_completion_timeout(&pair->passive_done, tmo);
 	ret = left ? pair->passive_status : -ETIMEDOUT;
 	if (ret) {
@@ -823,6 +842,47 @@ int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
 	return mrcore_e2e_wait_done(side, w, timeout_ms);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_post, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_io_run() - post one I/O of the helper and wait for it
+ * @side: the end whose QP the I/O's pool serves.
+ * @ctx: an I/O built by rdma_io_ctx_init() (or _init_bvec()).
+ * @destroy: rdma_io_ctx_destroy() (or _destroy_bvec()).
+ * @timeout_ms: how long to wait for the completion.
+ *
+ * Posts @ctx with rdma_io_ctx_post(), waits for its completion and destroys
+ * it with the work completion, the way a ULP does; a post that failed, or a
+ * completion that never came (the QP is then moved to the error state and
+ * the I/O flushed, mrcore_e2e_wait_done()), destroys it without one.
+ *
+ * Context: Process context; sleeps.
+ * Return: the completion status (%IB_WC_SUCCESS is 0), the negative errno
+ * of rdma_io_ctx_post(), or -ETIMEDOUT.
+ */
+int mrcore_e2e_io_run(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
+		      void (*destroy)(struct rdma_io_ctx *ctx,
+				      const struct ib_wc *wc),
+		      unsigned int timeout_ms)
+{
+	struct mrcore_e2e_wait w;
+	struct ib_wc wc = {};
+	int status, ret;
+
+	mrcore_e2e_wait_init(&w);
+	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
+	if (ret) {
+		/* What the driver took must be gone before the destroy. */
+		if (ret == -EINPROGRESS)
+			ib_drain_qp(side->qp);
+		destroy(ctx, NULL);
+		return ret;
+	}
+	status = mrcore_e2e_wait_done(side, &w, timeout_ms);
+	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
+	destroy(ctx, status < 0 ? NULL : &wc);
+	return status;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_io_run, MRCORE_HARNESS);
 
 /**
  * mrcore_e2e_rdma_wr() - build a signaled RDMA READ or WRITE

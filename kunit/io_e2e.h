@@ -17,7 +17,9 @@
 #include "mrcore_harness.h"
 #include "cases/shapes.h"
 
+#ifndef IO_TIMEOUT_MS
 #define IO_TIMEOUT_MS		30000
+#endif
 #define IO_OWNER_ORDER		10	/* 4 MiB, the largest shape */
 #define IO_OWNER_BYTES		(PAGE_SIZE << IO_OWNER_ORDER)
 

@@ -171,41 +171,19 @@ void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
 	kunit_release_action(test, io_pair_release, pair);
 }
 
-static int io_run_with(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
-		       void (*destroy)(struct rdma_io_ctx *ctx,
-				       const struct ib_wc *wc))
-{
-	struct mrcore_e2e_wait w;
-	struct ib_wc wc = {};
-	int status, ret;
-
-	mrcore_e2e_wait_init(&w);
-	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
-	if (ret) {
-		/* What the driver took must be gone before the destroy. */
-		if (ret == -EINPROGRESS)
-			ib_drain_qp(side->qp);
-		destroy(ctx, NULL);
-		return ret;
-	}
-	status = mrcore_e2e_wait_done(side, &w, IO_TIMEOUT_MS);
-	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
-	destroy(ctx, status < 0 ? NULL : &wc);
-	return status;
-}
-
 /* Run one I/O to its completion; returns the completion status. */
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,
 	   struct rdma_io_ctx *ctx)
 {
-	return io_run_with(side, ctx, rdma_io_ctx_destroy);
+	return mrcore_e2e_io_run(side, ctx, rdma_io_ctx_destroy, IO_TIMEOUT_MS);
 }
 
 /* The same for an I/O of rdma_io_ctx_init_bvec(). */
 int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
 		struct rdma_io_ctx *ctx)
 {
-	return io_run_with(side, ctx, rdma_io_ctx_destroy_bvec);
+	return mrcore_e2e_io_run(side, ctx, rdma_io_ctx_destroy_bvec,
+				 IO_TIMEOUT_MS);
 }
 
 /* @l's entries as bio_vecs, one each, freed with the test. */

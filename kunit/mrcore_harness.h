@@ -30,9 +30,13 @@
  * @bind_src: bind the active side to @active_addr before resolving.  Without
  *	it rdma_cm binds both ends to the device owning @passive_addr (the
  *	destination is a local address, routed through lo).
+ * @remote: @passive_addr is another host's (make kunit-2host): a pair
+ *	connects to its listener at port @port_base, and has no passive end
+ *	in this kernel.
  *
  * The two addresses are the two ends of the veth pair that the guest's init
- * created for this device kind (see scripts/guest-init.sh).
+ * created for this device kind (see scripts/guest-init.sh), or this guest's
+ * and the peer guest's addresses for a remote target.
  */
 struct mrcore_e2e_target {
 	const char *name;
@@ -41,6 +45,7 @@ struct mrcore_e2e_target {
 	const char *passive_addr;
 	u16 port_base;
 	bool bind_src;
+	bool remote;
 };
 
 extern const struct mrcore_e2e_target mrcore_e2e_siw;
@@ -237,6 +242,12 @@ int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 
 /* Bytes of one mrcore_e2e_try_key() access. */
 #define MRCORE_E2E_TRY_BYTES	64
+
+struct rdma_io_ctx;
+int mrcore_e2e_io_run(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
+		      void (*destroy)(struct rdma_io_ctx *ctx,
+				      const struct ib_wc *wc),
+		      unsigned int timeout_ms);
 
 void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w);
 int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,

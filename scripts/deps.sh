@@ -19,6 +19,8 @@ pkgs=(
 	# QEMU and the guest's userland
 	qemu-system-x86 busybox-static iproute2 rdma-core ibverbs-providers
 	libibverbs1 librdmacm1 perftest
+	# make kunit-2host: the capture of the wire between the guests
+	tcpdump
 	# packaging
 	dkms openssl
 	# documentation (make docs)

@@ -13,7 +13,21 @@
 #   mrcore.mode=bench  (bench kernel) perftest's ib_read_bw/ib_write_bw on
 #                      each device, then the benchmark module mrcore_bench
 #                      (mrcore.perftest_secs=N: duration of each perftest run)
+#   mrcore.mode=kunit2host  (make kunit-2host) the initiator of two guests
+#                      joined by a virtio-net wire: waits for the peer, loads
+#                      mrcore_2host.ko (the *_2host suites), counts the
+#                      packets on the wire, tells the peer to stop, loads
+#                      mrcore_2host_poweroff.ko once the peer serves again,
+#                      dumps the KTAP
+#   mrcore.mode=peer   the other guest: loads mrcore_2host_peer.ko, which
+#                      serves the initiator's requests, until told to stop
+#                      (or mrcore.peer_wait=SECONDS pass); after its
+#                      kmemleak scan it serves again, until the initiator's
+#                      last suite powers it off (or says bye again)
 # then unload the modules, run a kmemleak scan and power off.
+#
+# The two-guest modes take mrcore.self=N and mrcore.peer=M (1 or 2): this
+# guest's and the other one's number on the wire (scripts/kunit-2host.sh).
 #
 # Everything meant for the host goes to /dev/ttyS1 (QEMU writes it to a
 # file of its own, free of kernel messages), framed by MRCORE-* markers;
@@ -55,11 +69,17 @@ finish() {
 MODE=kunit
 ROUNDS=10
 PT_SECS=5
+SELF=1
+PEER=2
+PEER_WAIT=3000
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
 	mrcore.load_rounds=*) ROUNDS=${arg#mrcore.load_rounds=} ;;
 	mrcore.perftest_secs=*) PT_SECS=${arg#mrcore.perftest_secs=} ;;
+	mrcore.self=*) SELF=${arg#mrcore.self=} ;;
+	mrcore.peer=*) PEER=${arg#mrcore.peer=} ;;
+	mrcore.peer_wait=*) PEER_WAIT=${arg#mrcore.peer_wait=} ;;
 	esac
 done
 say "mode $MODE, kernel $(uname -r)"
@@ -79,10 +99,44 @@ setup_pair() { # kind netdev0 netdev1 addr0 addr1 prefix
 	$RDMA link add "${1}1" type "$1" netdev "$3" || return 1
 }
 
-setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 24 ||
-	say "ERROR: siw setup failed"
-setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 24 ||
-	say "ERROR: rxe setup failed"
+# Two guests (kunit2host, peer): the wire is eth0, a virtio-net NIC whose
+# other end is the other guest's (QEMU joins them on a Unix socket; no
+# other network).  rxe0 runs on eth0, 203.0.113.N/24.  siw0 cannot share
+# eth0 with it: rdma_cm binds an address to the first RDMA device of the
+# address's netdev (cma_acquire_dev_by_src_ip), so one of the two kinds
+# would never be chosen.  siw0 sits on vsiw0, one end of a veth pair that
+# carries only its address 198.18.0.N/32 (and that rdma_cm uses to find
+# siw0); siw's TCP connections are routed to the other guest's 198.18.0.M
+# over eth0, so they cross the wire too.  The static neighbour entry lets
+# rdma_cm resolve the peer's siw address on vsiw0 (the active side binds
+# its source address, so the route lookup is made on vsiw0; no packet is
+# sent there).
+setup_wire() { # self peer
+	$IP link set eth0 up &&
+		$IP addr add "203.0.113.$1/24" dev eth0 || return 1
+	$IP link add vsiw0 type veth peer name vsiw1 || return 1
+	$IP addr add "198.18.0.$1/32" dev vsiw0 || return 1
+	$IP link set vsiw0 up && $IP link set vsiw1 up || return 1
+	$IP route add "198.18.0.$2/32" via "203.0.113.$2" dev eth0 || return 1
+	$IP neigh replace "198.18.0.$2" lladdr 02:00:00:00:00:0"$2" \
+		dev vsiw0 nud permanent || return 1
+	$RDMA link add rxe0 type rxe netdev eth0 || return 1
+	$RDMA link add siw0 type siw netdev vsiw0 || return 1
+}
+
+case "$MODE" in
+kunit2host | peer)
+	setup_wire "$SELF" "$PEER" || say "ERROR: wire setup failed"
+	$IP addr show >"$OUT" 2>&1
+	$IP route show >"$OUT" 2>&1
+	;;
+*)
+	setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 24 ||
+		say "ERROR: siw setup failed"
+	setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 24 ||
+		say "ERROR: rxe setup failed"
+	;;
+esac
 for dev in /sys/class/infiniband/*; do
 	[ -e "$dev" ] || continue
 	say "rdma device $(basename "$dev"): $(cat "$dev/node_type" 2>/dev/null)"
@@ -171,17 +225,7 @@ fi
 load $MODDIR/rdma_mrcore.ko
 load $MODDIR/mrcore_harness.ko
 
-case "$MODE" in
-kunit)
-	for m in "$MODDIR"/*.ko; do
-		case "$(basename "$m")" in
-		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko | mrcore_bench.ko) ;;
-		mrcore_removal.ko | mrcore_operate.ko) ;;
-		*) load "$m" ;;
-		esac
-	done
-	# Last: its suites remove siw1 and rxe1.
-	[ -e $MODDIR/mrcore_removal.ko ] && load $MODDIR/mrcore_removal.ko
+dump_ktap() {
 	echo "MRCORE-KTAP-BEGIN" >"$OUT"
 	for d in /sys/kernel/debug/kunit/*; do
 		[ -r "$d/results" ] || continue
@@ -191,6 +235,119 @@ kunit)
 		echo "MRCORE-SUITE-END $s" >"$OUT"
 	done
 	echo "MRCORE-KTAP-END" >"$OUT"
+}
+
+# Packets and bytes each NIC sent and received, for the report.
+netstat_line() { # label
+	for n in eth0 lo; do
+		st=/sys/class/net/$n/statistics
+		[ -d "$st" ] || continue
+		echo "MRCORE-NETSTAT $1 $n $(cat $st/tx_packets) $(cat $st/rx_packets) $(cat $st/tx_bytes) $(cat $st/rx_bytes)" >"$OUT"
+	done
+}
+
+# tcpdump counts what crosses eth0 and lo, per protocol: RoCEv2 (UDP 4791,
+# rxe) and siw's TCP between the 198.18.0.N addresses.  -w /dev/null: only
+# the counts it prints when stopped are kept; a short decoded sample of each
+# goes to the results port.
+CAPS=
+capture_start() {
+	command -v tcpdump >/dev/null || return 0
+	# tcpdump drops its privileges to a user it looks up by name.
+	echo 'root:x:0:0:root:/:/bin/sh' >/etc/passwd
+	echo 'root:x:0:' >/etc/group
+	for c in "eth0 roce udp port 4791" "eth0 siw tcp and net 198.18.0.0/16" \
+		"lo roce udp port 4791" "lo siw tcp and net 198.18.0.0/16"; do
+		set -- $c
+		dev=$1 what=$2
+		shift 2
+		tcpdump -Z root -i "$dev" -nn -s 64 -w /dev/null "$@" \
+			>/tmp/cap-$dev-$what.log 2>&1 &
+		CAPS="$CAPS $!:$dev:$what"
+	done
+	tcpdump -Z root -i eth0 -nn -c 6 udp port 4791 >/tmp/sample-roce.txt 2>/dev/null &
+	tcpdump -Z root -i eth0 -nn -c 6 tcp and net 198.18.0.0/16 >/tmp/sample-siw.txt 2>/dev/null &
+	sleep 2
+}
+capture_stop() {
+	for c in $CAPS; do
+		pid=${c%%:*} rest=${c#*:}
+		kill -INT "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		n=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' /tmp/cap-${rest%%:*}-${rest#*:}.log)
+		d=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' /tmp/cap-${rest%%:*}-${rest#*:}.log)
+		echo "MRCORE-CAPTURE ${rest%%:*} ${rest#*:} ${n:-?} ${d:-?}" >"$OUT"
+		[ -n "$n" ] || sed 's/^/MRCORE-LOG tcpdump: /' \
+			/tmp/cap-${rest%%:*}-${rest#*:}.log >"$OUT"
+	done
+	for f in /tmp/sample-roce.txt /tmp/sample-siw.txt; do
+		[ -s "$f" ] || continue
+		sed 's/^/MRCORE-PACKET /' "$f" >"$OUT"
+	done
+}
+
+case "$MODE" in
+kunit)
+	for m in "$MODDIR"/*.ko; do
+		case "$(basename "$m")" in
+		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko | mrcore_bench.ko) ;;
+		mrcore_removal.ko | mrcore_operate.ko) ;;
+		# two guests only (make kunit-2host)
+		mrcore_2host*.ko) ;;
+		*) load "$m" ;;
+		esac
+	done
+	# Last: its suites remove siw1 and rxe1.
+	[ -e $MODDIR/mrcore_removal.ko ] && load $MODDIR/mrcore_removal.ko
+	dump_ktap
+	;;
+kunit2host)
+	# The peer answers on TCP port 7000 once its server listens.
+	wait_peer() {
+		say "waiting for the peer 203.0.113.$PEER"
+		t=0
+		until nc -w 5 "203.0.113.$PEER" 7000 </dev/null >/dev/null 2>&1; do
+			t=$((t + 1))
+			if [ $t -ge 120 ]; then
+				say "ERROR: the peer did not answer on 203.0.113.$PEER:7000"
+				break
+			fi
+			sleep 2
+		done
+	}
+	wait_peer
+	ping -c 2 "203.0.113.$PEER" >"$OUT" 2>&1
+	netstat_line before
+	capture_start
+	load $MODDIR/mrcore_2host.ko
+	capture_stop
+	netstat_line after
+	# The peer stops serving, unloads and checks itself for leaks; then
+	# it serves again, to be powered off by the last suite.
+	echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1 ||
+		say "ERROR: could not tell the peer to stop"
+	if [ -e $MODDIR/mrcore_2host_poweroff.ko ]; then
+		wait_peer
+		load $MODDIR/mrcore_2host_poweroff.ko
+		# If no suite powered it off (a filter), the peer stops.
+		echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1
+	fi
+	dump_ktap
+	;;
+peer)
+	serve() {
+		load $MODDIR/mrcore_2host_peer.ko
+		nc -l -p 7000 </dev/null >/dev/null 2>&1 &
+		say "serving until the initiator says bye (at most $PEER_WAIT s)"
+		if timeout "$PEER_WAIT" nc -l -p 7001 </dev/null >/tmp/bye 2>&1; then
+			say "the initiator said: $(cat /tmp/bye)"
+		else
+			say "ERROR: no bye from the initiator within $PEER_WAIT s"
+		fi
+	}
+	netstat_line before
+	serve
+	netstat_line after
 	;;
 demo)
 	# The demo's ULP rows use the adapters and their exchanges.
@@ -290,9 +447,10 @@ load_loop() {
 	mods="$MODDIR/rdma_mrcore.ko $MODDIR/mrcore_harness.ko"
 	for m in "$MODDIR"/*.ko; do
 		case "$(basename "$m")" in
-		# the demo, operate and benchmark modules run a program when loaded
+		# the demo, operate and benchmark modules run a program when
+		# loaded; the two-guest ones need the other guest
 		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko) ;;
-		mrcore_operate.ko) ;;
+		mrcore_operate.ko | mrcore_2host*.ko) ;;
 		mrcore_bench*.ko) ;;
 		*) mods="$mods $m" ;;
 		esac
@@ -328,6 +486,15 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 elif [ "$MODE" != bench ]; then
 	# The bench kernel is built without kmemleak on purpose.
 	say "ERROR: no /sys/kernel/debug/kmemleak"
+fi
+
+if [ "$MODE" = peer ]; then
+	# Judged up to here; now the initiator's last suite powers this
+	# guest off mid-transfer (or says bye again).
+	echo "MRCORE-DONE $MODE" >"$OUT"
+	load $MODDIR/rdma_mrcore.ko
+	load $MODDIR/mrcore_harness.ko
+	serve
 fi
 
 finish "$MODE"

@@ -23,6 +23,14 @@ guest-report.py operate OUTDIR KSRC TOP QEMU_RC
     TOP/Documentation/operating/ and fails on a missing capture, a case
     that failed or a kernel report.
 
+guest-report.py kunit2host OUTDIR KSRC TOP RC_INITIATOR RC_PEER
+    make kunit-2host: as kunit for the *_2host suites of the initiator
+    guest (OUTDIR/initiator/), plus the peer guest's run (OUTDIR/peer/:
+    finished, no kernel report, kmemleak clean) and the packets on the
+    wire: each device kind whose suites ran must show RDMA packets on eth0
+    and none on lo.  Last line: "kunit-2host: N passed, M failed, S
+    skipped".
+
 guest-report.py --self-test [TOP]
     Runs the report's own checks on the crafted console and KTAP of
     TOP/kunit/testdata/guest-report/: kernel reports (RCU stalls among
@@ -220,37 +228,22 @@ def count_cases(group, acc):
     return acc
 
 
-def kunit(out, ksrc, top, qemu_rc):
-    console, results, problems = guest_run(out, qemu_rc, 'kunit')
+def two_host_suite(name):
+    """Suites of make kunit-2host: they need the peer guest."""
+    return name.endswith('_2host')
 
-    # Load/unload rounds of every module after the suites (guest-init.sh).
-    loops = [re.match(r'MRCORE-LOADLOOP (\d+) (\d+) (\d+)$', line)
-             for line in results]
-    loops = [m for m in loops if m]
-    if not loops:
-        problems.append('no load/unload rounds were reported')
-    else:
-        rounds, mods, fails = (int(g) for g in loops[-1].groups())
-        print('kunit: load/unload: %d rounds of %d modules, %d failures' %
-              (rounds, mods, fails))
-        want = re.search(r'mrcore\.load_rounds=(\d+)',
-                         os.environ.get('MRCORE_KUNIT_APPEND', ''))
-        want = int(want.group(1)) if want else 10
-        if rounds < want or fails or not mods:
-            problems.append('load/unload: %d rounds, %d failures' %
-                            (rounds, fails))
 
-    # The sample ULP against the package as installed, before the suites.
-    verified, bad = sample_problems(results)
-    problems.extend(bad)
-    print('kunit: sample ULP: WRITE and READ verified on %s' %
-          (', '.join(verified) if verified else 'no device'))
+def judge_suites(results, out, ksrc, top, expected, problems):
+    """KTAP of the guest's suites -> OUTDIR/ktap.txt and results.json.
 
+    Every suite of @expected must have reported (a kunit.filter_glob of
+    MRCORE_KUNIT_APPEND narrows it), skips must be allowed.  Returns the
+    per-status case counts and the names of the suites seen, sorted.
+    """
     suites = suites_ktap(results)
     # A kunit.filter_glob on the command line runs only the suites it names.
     glob_arg = re.search(r'kunit\.filter_glob=(\S+)',
                          os.environ.get('MRCORE_KUNIT_APPEND', ''))
-    expected = expected_suites(top)
     if glob_arg:
         suite_glob = glob_arg.group(1).split('.')[0]
         expected = {s for s in expected if fnmatch.fnmatch(s, suite_glob)}
@@ -282,18 +275,135 @@ def kunit(out, ksrc, top, qemu_rc):
     else:
         problems.append('no KUnit suite results at all')
 
+    return counts, sorted(suites)
+
+
+def kunit(out, ksrc, top, qemu_rc):
+    console, results, problems = guest_run(out, qemu_rc, 'kunit')
+
+    # Load/unload rounds of every module after the suites (guest-init.sh).
+    loops = [re.match(r'MRCORE-LOADLOOP (\d+) (\d+) (\d+)$', line)
+             for line in results]
+    loops = [m for m in loops if m]
+    if not loops:
+        problems.append('no load/unload rounds were reported')
+    else:
+        rounds, mods, fails = (int(g) for g in loops[-1].groups())
+        print('kunit: load/unload: %d rounds of %d modules, %d failures' %
+              (rounds, mods, fails))
+        want = re.search(r'mrcore\.load_rounds=(\d+)',
+                         os.environ.get('MRCORE_KUNIT_APPEND', ''))
+        want = int(want.group(1)) if want else 10
+        if rounds < want or fails or not mods:
+            problems.append('load/unload: %d rounds, %d failures' %
+                            (rounds, fails))
+
+    # The sample ULP against the package as installed, before the suites.
+    verified, bad = sample_problems(results)
+    problems.extend(bad)
+    print('kunit: sample ULP: WRITE and READ verified on %s' %
+          (', '.join(verified) if verified else 'no device'))
+
+    expected = {n for n in expected_suites(top) if not two_host_suite(n)}
+    counts, suites = judge_suites(results, out, ksrc, top, expected,
+                                  problems)
+
     report_reports(console, problems)
 
     passed = counts.get('PASS', 0)
     skipped = counts.get('SKIP', 0)
     failed = sum(v for k, v in counts.items() if k not in ('PASS', 'SKIP'))
-    print('kunit: suites: %s' % ', '.join(sorted(suites)) if suites else
+    print('kunit: suites: %s' % ', '.join(suites) if suites else
           'kunit: suites: none')
     for p in problems:
         print('kunit: FAIL: %s' % p)
     print('kunit: console %s, results %s' %
-          (os.path.join(out, 'console.log'), json_path))
+          (os.path.join(out, 'console.log'),
+           os.path.join(out, 'results.json')))
     print('kunit: %d passed, %d failed, %d skipped' %
+          (passed, failed, skipped))
+    return 1 if failed or problems or not passed else 0
+
+
+def wire_figures(results, problems, want):
+    """The initiator's packet counts: eth0 and lo, tcpdump per protocol.
+
+    @want: the protocols ("roce", "siw") whose suites ran; each must have
+    crossed eth0 and never lo.
+    """
+    stats = {}
+    for line in results:
+        m = re.match(r'MRCORE-NETSTAT (\S+) (\S+) (\d+) (\d+) (\d+) (\d+)$',
+                     line)
+        if m:
+            stats[(m.group(1), m.group(2))] = [int(g) for g in m.groups()[2:]]
+    for dev in ('eth0', 'lo'):
+        b, a = stats.get(('before', dev)), stats.get(('after', dev))
+        if b and a:
+            d = [y - x for x, y in zip(b, a)]
+            print('kunit-2host: %-4s during the suites: %d packets sent, %d '
+                  'received, %d bytes sent, %d received' %
+                  (dev, d[0], d[1], d[2], d[3]))
+    caps = {}
+    for line in results:
+        m = re.match(r'MRCORE-CAPTURE (\S+) (\S+) (\S+) (\S+)$', line)
+        if m:
+            caps[(m.group(1), m.group(2))] = m.group(3)
+            print('kunit-2host: tcpdump on %-4s %-4s: %s packets (%s dropped '
+                  'by the kernel)' % m.groups())
+    for line in results:
+        if line.startswith('MRCORE-PACKET '):
+            print('  ' + line[len('MRCORE-PACKET '):])
+    if not caps:
+        print('kunit-2host: no tcpdump counts (tcpdump not in the initramfs)')
+        eth = stats.get(('after', 'eth0')), stats.get(('before', 'eth0'))
+        if eth[0] and eth[1] and eth[0][0] - eth[1][0] < 100:
+            problems.append('fewer than 100 packets left eth0 during the '
+                            'suites')
+        return
+    for proto in want:
+        n = caps.get(('eth0', proto), '?')
+        if not n.isdigit() or int(n) == 0:
+            problems.append('no %s packet captured on eth0 (%s)' % (proto, n))
+        n = caps.get(('lo', proto), '?')
+        if not n.isdigit() or int(n) != 0:
+            problems.append('%s packets on lo: %s, want 0' % (proto, n))
+
+
+def kunit2host(out, ksrc, top, rc_init, rc_peer):
+    """Both guests of make kunit-2host: one verdict."""
+    init_dir = os.path.join(out, 'initiator')
+    peer_dir = os.path.join(out, 'peer')
+    console, results, problems = guest_run(init_dir, rc_init, 'kunit2host')
+    problems = ['initiator: ' + p for p in problems]
+    pconsole, presults, pproblems = guest_run(peer_dir, rc_peer, 'peer')
+    problems += ['peer: ' + p for p in pproblems]
+
+    expected = {n for n in expected_suites(top) if two_host_suite(n)}
+    counts, suites = judge_suites(results, out, ksrc, top, expected,
+                                  problems)
+    want = set()
+    for name in suites:
+        if 'rxe' in name:
+            want.add('roce')
+        if 'siw' in name:
+            want.add('siw')
+    wire_figures(results, problems, sorted(want))
+
+    for who, lines in (('initiator', console), ('peer', pconsole)):
+        found = []
+        report_reports(lines, found)
+        problems += ['%s: %s' % (who, p) for p in found]
+
+    passed = counts.get('PASS', 0)
+    skipped = counts.get('SKIP', 0)
+    failed = sum(v for k, v in counts.items() if k not in ('PASS', 'SKIP'))
+    print('kunit-2host: suites: %s' % (', '.join(suites) or 'none'))
+    for p in problems:
+        print('kunit-2host: FAIL: %s' % p)
+    print('kunit-2host: consoles %s/{initiator,peer}/console.log, results %s'
+          % (out, os.path.join(out, 'results.json')))
+    print('kunit-2host: %d passed, %d failed, %d skipped' %
           (passed, failed, skipped))
     return 1 if failed or problems or not passed else 0
 
@@ -529,6 +639,9 @@ def main():
         top = sys.argv[2] if len(sys.argv) == 3 else \
             os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
         return self_test(os.path.abspath(top))
+    if len(sys.argv) == 7 and sys.argv[1] == 'kunit2host':
+        out, ksrc, top = (os.path.abspath(p) for p in sys.argv[2:5])
+        return kunit2host(out, ksrc, top, int(sys.argv[5]), int(sys.argv[6]))
     if len(sys.argv) != 6 or sys.argv[1] not in ('kunit', 'demo', 'operate'):
         print(__doc__, file=sys.stderr)
         return 2

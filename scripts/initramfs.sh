@@ -5,9 +5,10 @@
 #
 #   scripts/initramfs.sh OUT.cpio.gz MODULE.ko...
 #
-# Contents: static busybox, iproute2's ip and rdma with the libraries ldd
-# lists, scripts/guest-init.sh as /init, and the given modules in
-# /lib/mrcore.
+# Contents: static busybox, iproute2's ip, rdma and tc (netem faults of
+# make kunit-2host) and tcpdump (its capture of the wire; left out with a
+# note where it is not installed) with the libraries ldd lists,
+# scripts/guest-init.sh as /init, and the given modules in /lib/mrcore.
 #
 # MRCORE_INITRAMFS_PKG=DIR (make kunit) adds DIR/*.ko in /lib/mrcore/pkg: the
 # package as installed and the sample ULP (scripts/install-check.sh --guest).
@@ -50,13 +51,22 @@ file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
 ipbin=/usr/sbin/ip
 [ -x "$ipbin" ] || ipbin=/sbin/ip
 rdmabin=$(command -v rdma || true)
+tcbin=/usr/sbin/tc
+[ -x "$tcbin" ] || tcbin=/sbin/tc
 [ -x "$ipbin" ] || die "iproute2's ip not found"
 [ -n "$rdmabin" ] || die "iproute2's rdma not found"
+[ -x "$tcbin" ] || die "iproute2's tc not found"
 
 # Userland for perftest: binaries and libraries whose dependencies ldd
 # resolves, and plain files (the providers' driver entries).
 extra_bins=()
 extra_files=()
+tcpdumpbin=$(command -v tcpdump || true)
+if [ -n "$tcpdumpbin" ]; then
+	extra_bins+=("$tcpdumpbin")
+else
+	echo "initramfs: note: no tcpdump here (scripts/deps.sh installs it); the guests count packets from the NIC's statistics only"
+fi
 if [ "${MRCORE_INITRAMFS_PERFTEST:-0}" = 1 ]; then
 	multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 	provdir=/usr/lib/$multiarch/libibverbs
@@ -99,6 +109,7 @@ spec=$outdir/initramfs.list
 	echo "file /init $TOP/scripts/guest-init.sh 0755 0 0"
 	echo "file /usr/local/sbin/ip $ipbin 0755 0 0"
 	echo "file /usr/local/sbin/rdma $rdmabin 0755 0 0"
+	echo "file /usr/local/sbin/tc $tcbin 0755 0 0"
 	for b in "${extra_bins[@]}" "${extra_files[@]}"; do
 		p=
 		IFS=/ read -ra parts <<<"$(dirname "${b#/}")"
@@ -131,7 +142,7 @@ spec=$outdir/initramfs.list
 			seen[$lib]=1
 			echo "file $lib $real 0755 0 0"
 		fi
-	done < <(ldd "$ipbin" "$rdmabin" "${extra_bins[@]}" |
+	done < <(ldd "$ipbin" "$rdmabin" "$tcbin" "${extra_bins[@]}" |
 		sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^\s*\(\/[^ ]*\) (.*/\1/p' |
 		sort -u)
 	for dir in "${libdirs[@]}"; do

@@ -4,12 +4,16 @@
 # Boot the test kernel with an initramfs in QEMU:
 #
 #   scripts/qemu-run.sh --kernel BZIMAGE --initrd CPIO.GZ --mode kunit|demo \
-#                       --out DIR [--timeout SECONDS] [--append "ARGS"]
+#                       --out DIR [--timeout SECONDS] [--append "ARGS"] \
+#                       [--net "QEMU OPTIONS"]
 #
 # TCG (no KVM: it hung at the firmware on this machine kind), -nic none (no
-# guest packet can leave the VM), serial console to DIR/console.log, the
-# guest's results port (second serial) to DIR/results.log.  Exit status:
-# 0 when the guest powered off, 124 on timeout, QEMU's status otherwise.
+# guest packet can leave the VM) unless --net gives the guest's network
+# devices instead (split on blanks; make kunit-2host joins two guests by a
+# virtio-net NIC each on a Unix socket, scripts/kunit-2host.sh), serial
+# console to DIR/console.log, the guest's results port (second serial) to
+# DIR/results.log.  Exit status: 0 when the guest powered off, 124 on
+# timeout, QEMU's status otherwise.
 #
 # Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
 # (default 2048 MiB), MRCORE_QEMU_SMP (default: the host's CPU count, at
@@ -20,6 +24,7 @@
 set -euo pipefail
 
 kernel= initrd= mode= out= append=
+net="-nic none"
 timeout=${MRCORE_QEMU_TIMEOUT:-1200}
 mem=${MRCORE_QEMU_MEM:-2048}
 smp=${MRCORE_QEMU_SMP:-$(nproc)}
@@ -34,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
+	--net) net=$2; shift 2 ;;
 	*) echo "qemu-run: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -64,7 +70,7 @@ set +e
 timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 \
 	-accel "$accel" -smp "$smp" -m "$mem" ${MRCORE_QEMU_EXTRA:-} \
-	-nodefaults -display none -no-reboot -nic none \
+	-nodefaults -display none -no-reboot $net \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
 	</dev/null

@@ -171,7 +171,8 @@ protected:
 
 	// Post one I/O and let the devices run it to completion; return the
 	// status of its last WR's completion.  A successful I/O completes
-	// once, signaled; a flushed one once per WR.
+	// once per signaled WR: its last, and on siw each RDMA WRITE (the
+	// core's own, core/io.c); a flushed one once per WR.
 	ib_wc_status RunIo(rdma_io_ctx *ctx, size_t completions = 1)
 	{
 		ib_cqe cqe{};
@@ -179,6 +180,13 @@ protected:
 		size_t before = cq.size();
 
 		EXPECT_EQ(rdma_io_ctx_post(ctx, &cqe, nullptr), 0);
+		if (completions == 1) {
+			const ib_send_wr *wr = ctx->first;
+
+			completions = 0;
+			for (u32 n = 0; wr && n < ctx->nr_wrs; wr = wr->next, n++)
+				completions += !!(wr->send_flags & IB_SEND_SIGNALED);
+		}
 		sim::drain();
 		EXPECT_EQ(cq.size(), before + completions);
 		if (cq.size() != before + completions)

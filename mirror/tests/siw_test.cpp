@@ -199,6 +199,40 @@ TEST_P(SiwTest, WriteSourceKeyIsDeadWhenTheIoIsDestroyedOnSiw)
 	}
 }
 
+// siw sends an unsignaled WR's payload zero-copy, and TCP may send it again
+// after the I/O completed and the ULP reused the pages: the core signals
+// every RDMA WRITE of an I/O there (core/quirks.c, core/io.c), its
+// completion its own; elsewhere only the last WR is signaled.
+TEST_P(SiwTest, EveryWriteOfAnIoIsSignaledOnSiwOnly)
+{
+	ExposeRemote(66 * PAGE_SIZE);
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "multiread"), 0);
+	Sg sg;
+	for (unsigned int i = 0; i < 33; i++)
+		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+	Prepare(false, 7);
+	rdma_io_ctx ctx;
+	ASSERT_GT(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+				   remote_.addr(0), rkey(), DMA_TO_DEVICE), 1);
+	ib_cqe cqe{};
+	unsigned int n = 0, signaled = 0;
+	for (const ib_send_wr *wr = rdma_io_ctx_wrs(&ctx, &cqe, nullptr); wr;
+	     wr = wr->next, n++) {
+		bool sig = wr->send_flags & IB_SEND_SIGNALED;
+
+		ASSERT_EQ(wr->opcode, IB_WR_RDMA_WRITE);
+		EXPECT_EQ(sig, Siw() || wr == ctx.last) << "WR " << n;
+		EXPECT_EQ(wr->wr_cqe == &cqe, wr == ctx.last) << "WR " << n;
+		signaled += sig;
+	}
+	EXPECT_EQ(signaled, Siw() ? n : 1u);
+	// One completion per signaled WR, the I/O's own last.
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(sg, false));
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx_destroy(&ctx, &ok);
+}
+
 // A failed I/O's keys are in an unknown state: they die with the device MRs
 // the pool's work replaces, which rdma_io_pool_drain() waits for.
 TEST_P(SiwTest, FailedIosKeyIsDeadOnceThePoolDrained)

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The peer of make kunit-2host: a test module (mrcore_2host_peer.ko) in the
+ * second guest that serves the initiator's *_2host suites over the wire.
+ *
+ * Transport.  The peer listens with rdma_cm (RDMA_PS_TCP, RC) on its rxe
+ * address (203.0.113.N, rxe0 on eth0) and on its siw address (198.18.0.N,
+ * siw0; scripts/guest-init.sh says why siw has an address of its own),
+ * ports %MRCORE_PEER_PORT_RXE and %MRCORE_PEER_PORT_SIW.  It accepts any
+ * number of connections; all connections on one device share one PD, so a
+ * key the peer hands out on one connection can be tried from another: the
+ * attacker of DESIGN.md, on another connection of the same PD.
+ *
+ * Messages.  Every request is one SEND of a &struct mrcore_peer_msg from the
+ * initiator; the peer answers each with one SEND of the same struct, @op
+ * and @tag echoed, @status 0 or a positive errno.  The peer keeps four
+ * RECVs posted per connection and serves one request at a time, in order
+ * (all connections share one ordered workqueue), so an initiator posts its
+ * RECV for the answer, then its request, and waits for both.  All fields
+ * little-endian.
+ *
+ * Requests (fields not named are zero):
+ *
+ * %MRCORE_PEER_HELLO
+ *	The first request of a connection.  Answer: @id = the connection's
+ *	number on the peer (for ACCESS).  The initiator says it again every
+ *	2 s until the first answer comes (each HELLO is answered): on siw a
+ *	first message that arrives while the peer's siw_accept() has sent
+ *	its MPA reply but not yet hooked the socket to the QP waits unread
+ *	until more data comes.
+ * %MRCORE_PEER_EXPOSE  @len, @start (offset of the data in its first page),
+ *	@ops, @flags, @seed
+ *	Allocates @len bytes, page by page (mrcore_e2e_buf_alloc()), fills
+ *	them with mrcore_e2e_pattern(@seed) (or poison, %MRCORE_E2E_POISONED)
+ *	and maps them on this connection's QP:
+ *	  - default: rdma_map_sg_rkey(@ops = RDMA_MR_REMOTE_*);
+ *	  - %MRCORE_PEER_F_LKEY: rdma_map_sg_lkey(@ops = RDMA_MR_LOCAL_*),
+ *	    the key handed out as if it were an rkey (rule 1's attack);
+ *	  - %MRCORE_PEER_F_DMA_LKEY: no MR, the buffer DMA-mapped and the PD's
+ *	    local_dma_lkey handed out (rule 4's attack);
+ *	  - %MRCORE_PEER_F_CONTIG: one physically contiguous 4 MiB buffer
+ *	    (the data @len bytes of it, from its start) under a raw FRWR MR
+ *	    of two 2 MiB pages with REMOTE_READ|REMOTE_WRITE: the owner of the
+ *	    scenario table's I/Os, the test's tool rather than its subject
+ *	    (the devices' page lists do not cover 4 MiB in 4 KiB pages).
+ *	Answer: @id (the buffer's handle), @key, @addr (its first data byte
+ *	for that key), @len.
+ * %MRCORE_PEER_FILL  @id, @start, @len, @seed
+ *	Writes the pattern (or poison) into bytes [@start, @start + @len).
+ *	%MRCORE_PEER_F_POISON_ALL poisons the whole data first.
+ * %MRCORE_PEER_VERIFY  @id, @start, @len, @seed
+ *	mrcore_e2e_buf_verify(): the range, the poison around it, the guard
+ *	bytes outside the data.  %MRCORE_PEER_F_WAIT retries for up to 2 s
+ *	(an iWARP WRITE completes at its sender before it is placed).
+ *	Answer: @value = the number of wrong bytes, @addr = the first one's
+ *	position (as s64), @key = its value << 8 | the value wanted.
+ * %MRCORE_PEER_INVALIDATE  @id
+ *	rdma_invalidate_mr() posted and completed, then rdma_unmap_mr() (a
+ *	raw MR: LOCAL_INV); with %MRCORE_PEER_F_UNMAP_ONLY only
+ *	rdma_unmap_mr() (how an lkey mapping ends).  The key is dead after.
+ * %MRCORE_PEER_REMAP  @id, @ops
+ *	INVALIDATE, then the same buffer mapped again on the same MR with
+ *	@ops.  Answer: the new @key and @addr.
+ * %MRCORE_PEER_FREE  @id
+ *	Invalidates what is still mapped, destroys the MR, frees the memory.
+ *	A connection's buffers are freed with it when it goes away.
+ * %MRCORE_PEER_NET  @value (MRCORE_PEER_NET_*), @len
+ *	Faults on the peer's side of the wire, from inside the guest:
+ *	%MRCORE_PEER_NET_OFF removes any qdisc from eth0,
+ *	%MRCORE_PEER_NET_FAULTS puts netem on eth0 (MRCORE_2HOST_NETEM),
+ *	%MRCORE_PEER_NET_POWEROFF powers the guest off @len ms after the
+ *	answer (sysrq o: no disconnect, no FIN, as a power cut).
+ * %MRCORE_PEER_ACCESS  @value (a connection number from HELLO), @addr,
+ *	@key, @len, @seed, %MRCORE_PEER_F_READ or not
+ *	The peer as an attacker or a client: a READ into (or a WRITE from,
+ *	holding pattern @seed) @len bytes of its own memory, with @addr/@key
+ *	of the initiator, through the I/O helper (rdma_io_ctx_*()) on the
+ *	peer's end of connection @value, waited for up to 30 s.  Answer:
+ *	@value = the completion status (enum ib_wc_status, negative errno if
+ *	there was none), @key = 1 if that QP is in the error state after it;
+ *	for a READ, @addr = the wrong bytes of the sink against @seed.
+ *
+ * Test code: the peer trusts the initiator (it is the test).  It never hands
+ * out a key the rules forbid except where a request asks for exactly that
+ * attack (F_LKEY, F_DMA_LKEY), and every key it handed out is dead when its
+ * buffer is freed.
+ */
+#ifndef _MRCORE_PEER_2HOST_H
+#define _MRCORE_PEER_2HOST_H
+
+#include <linux/types.h>
+#include <linux/umh.h>
+#include <asm/byteorder.h>
+
+#define MRCORE_PEER_MAGIC	0x3250524dU	/* "MRP2" */
+#define MRCORE_PEER_PORT_RXE	7100
+#define MRCORE_PEER_PORT_SIW	7101
+
+enum mrcore_peer_op {
+	MRCORE_PEER_HELLO = 1,
+	MRCORE_PEER_EXPOSE,
+	MRCORE_PEER_FILL,
+	MRCORE_PEER_VERIFY,
+	MRCORE_PEER_INVALIDATE,
+	MRCORE_PEER_REMAP,
+	MRCORE_PEER_FREE,
+	MRCORE_PEER_ACCESS,
+	MRCORE_PEER_NET,
+};
+
+enum mrcore_peer_net {
+	MRCORE_PEER_NET_OFF,
+	MRCORE_PEER_NET_FAULTS,
+	MRCORE_PEER_NET_POWEROFF,
+};
+
+/*
+ * The faults, the same on both guests' eth0 (egress): 10 ms +- 10 ms delay
+ * (the jitter reorders), 5% sent at once (reordered), 1% lost, 1%
+ * duplicated.  Run with /bin/sh -c by the usermode helper.
+ */
+#define MRCORE_2HOST_TC		"/usr/local/sbin/tc"
+#define MRCORE_2HOST_NET_FAULTS	MRCORE_2HOST_TC \
+	" qdisc replace dev eth0 root netem delay 10ms 10ms reorder 5% loss 1% duplicate 1%"
+#define MRCORE_2HOST_NET_OFF	MRCORE_2HOST_TC \
+	" qdisc del dev eth0 root 2>/dev/null; true"
+
+#define MRCORE_PEER_F_LKEY		0x0001
+#define MRCORE_PEER_F_DMA_LKEY		0x0002
+#define MRCORE_PEER_F_CONTIG		0x0004
+#define MRCORE_PEER_F_POISON_ALL	0x0008
+#define MRCORE_PEER_F_WAIT		0x0010
+#define MRCORE_PEER_F_UNMAP_ONLY	0x0020
+#define MRCORE_PEER_F_READ		0x0040
+
+/* The data of an F_CONTIG buffer: 4 MiB, the largest shape. */
+#define MRCORE_PEER_CONTIG_BYTES	(4u << 20)
+
+/**
+ * struct mrcore_peer_msg - a request or its answer (64 bytes)
+ * @magic: %MRCORE_PEER_MAGIC.
+ * @op: enum mrcore_peer_op.
+ * @flags: MRCORE_PEER_F_*.
+ * @tag: chosen by the initiator, echoed.
+ * @status: answer: 0 or a positive errno.
+ * @id: a buffer's handle.
+ * @seed: a pattern (mrcore_e2e_pattern()), or %MRCORE_E2E_POISONED.
+ * @ops: RDMA_MR_REMOTE_* or RDMA_MR_LOCAL_* (include/rdma/mrcore.h).
+ * @key: a key.
+ * @addr: an address (for a key).
+ * @len: bytes.
+ * @start: an offset.
+ * @value: per request, see above.
+ */
+struct mrcore_peer_msg {
+	__le32 magic;
+	__le16 op;
+	__le16 flags;
+	__le32 tag;
+	__le32 status;
+	__le32 id;
+	__le32 seed;
+	__le32 ops;
+	__le32 key;
+	__le64 addr;
+	__le64 len;
+	__le64 start;
+	__le64 value;
+};
+
+/**
+ * mrcore_2host_run() - run a shell command in this guest
+ * @cmd: the command, for busybox sh -c.
+ * @wait: UMH_WAIT_PROC (its end) or UMH_WAIT_EXEC (its start).
+ *
+ * How the tests and the peer change their guest's wire (tc, ip) from inside.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, the command's wait status, or a negative errno.
+ */
+static inline int mrcore_2host_run(const char *cmd, int wait)
+{
+	char *argv[4], *envp[2];
+
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = (char *)cmd;
+	argv[3] = NULL;
+	envp[0] = "PATH=/usr/local/sbin:/bin:/sbin:/usr/bin:/usr/sbin";
+	envp[1] = NULL;
+	return call_usermodehelper(argv[0], argv, envp, wait);
+}
+
+/**
+ * struct mrcore_peer_req - a message's fields in CPU byte order
+ * @op: enum mrcore_peer_op.
+ * @flags: MRCORE_PEER_F_*.
+ * @tag: echoed.
+ * @status: 0 or a positive errno (answers).
+ * @id: a buffer's handle, or a connection's number.
+ * @seed: a pattern.
+ * @ops: RDMA_MR_* ops.
+ * @key: a key.
+ * @addr: an address.
+ * @len: bytes.
+ * @start: an offset.
+ * @value: per request.
+ */
+struct mrcore_peer_req {
+	u16 op;
+	u16 flags;
+	u32 tag;
+	u32 status;
+	u32 id;
+	u32 seed;
+	u32 ops;
+	u32 key;
+	u64 addr;
+	u64 len;
+	u64 start;
+	u64 value;
+};
+
+static inline void mrcore_peer_pack(struct mrcore_peer_msg *m,
+				    const struct mrcore_peer_req *r)
+{
+	m->magic = cpu_to_le32(MRCORE_PEER_MAGIC);
+	m->op = cpu_to_le16(r->op);
+	m->flags = cpu_to_le16(r->flags);
+	m->tag = cpu_to_le32(r->tag);
+	m->status = cpu_to_le32(r->status);
+	m->id = cpu_to_le32(r->id);
+	m->seed = cpu_to_le32(r->seed);
+	m->ops = cpu_to_le32(r->ops);
+	m->key = cpu_to_le32(r->key);
+	m->addr = cpu_to_le64(r->addr);
+	m->len = cpu_to_le64(r->len);
+	m->start = cpu_to_le64(r->start);
+	m->value = cpu_to_le64(r->value);
+}
+
+/* Returns -EPROTO if @m is not a message of this protocol. */
+static inline int mrcore_peer_unpack(struct mrcore_peer_req *r,
+				     const struct mrcore_peer_msg *m)
+{
+	r->op = le16_to_cpu(m->op);
+	r->flags = le16_to_cpu(m->flags);
+	r->tag = le32_to_cpu(m->tag);
+	r->status = le32_to_cpu(m->status);
+	r->id = le32_to_cpu(m->id);
+	r->seed = le32_to_cpu(m->seed);
+	r->ops = le32_to_cpu(m->ops);
+	r->key = le32_to_cpu(m->key);
+	r->addr = le64_to_cpu(m->addr);
+	r->len = le64_to_cpu(m->len);
+	r->start = le64_to_cpu(m->start);
+	r->value = le64_to_cpu(m->value);
+	return le32_to_cpu(m->magic) == MRCORE_PEER_MAGIC ? 0 : -EPROTO;
+}
+
+#endif /* _MRCORE_PEER_2HOST_H */

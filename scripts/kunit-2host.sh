@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make kunit-2host: the initiator and the target in two kernels.  Two QEMU
+# guests boot the same test kernel and initramfs (TCG, one vCPU each), each
+# with one virtio-net NIC; QEMU joins the two NICs on a Unix socket
+# (-netdev stream), and the guests have no other network.
+#
+#   peer       (guest 2, 203.0.113.2) loads mrcore_2host_peer.ko, which
+#              accepts rdma_cm connections on rxe0 and siw0 and serves the
+#              initiator's requests (kunit/peer_2host.h), until told to stop;
+#   initiator  (guest 1, 203.0.113.1) loads mrcore_2host.ko, whose *_2host
+#              suites run against the peer, while tcpdump counts the RDMA
+#              packets on eth0 and on lo.
+#
+# Both consoles and results ports go to build/kunit-2host/{initiator,peer}/;
+# the verdict (scripts/guest-report.py kunit2host) fails on a failed or
+# missing suite, a kernel report in either console, a guest that did not
+# finish, a kmemleak report, or RDMA traffic missing from the wire (or seen
+# on lo).  Last line: "kunit-2host: N passed, M failed, S skipped".
+#
+# MRCORE_KUNIT_APPEND adds kernel parameters to the initiator, e.g.
+#   MRCORE_KUNIT_APPEND="kunit.filter_glob=mrcore_sec_*" make kunit-2host
+# MRCORE_2HOST_TIMEOUT (default 3600 s) bounds each guest.
+#
+# --smoke (make check): the security suites only (kunit.filter_glob=
+# mrcore_sec_*_2host), into build/kunit-2host-smoke/, on the modules and
+# initramfs of build/kunit/ (make kunit's, which make check has just built).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${MRCORE_KUNIT_2HOST_OUT:-$TOP/build/kunit-2host}
+BUILD=
+if [ "${1:-}" = --smoke ]; then
+	OUT=${MRCORE_KUNIT_2HOST_OUT:-$TOP/build/kunit-2host-smoke}
+	BUILD=$TOP/build/kunit
+	export MRCORE_KUNIT_APPEND=${MRCORE_KUNIT_APPEND:-kunit.filter_glob=mrcore_sec_*_2host}
+elif [ $# -gt 0 ]; then
+	echo "usage: $0 [--smoke]" >&2
+	exit 2
+fi
+BUILD=${BUILD:-$OUT}
+TMO=${MRCORE_2HOST_TIMEOUT:-3600}
+mkdir -p "$OUT" "$BUILD"
+exec 8>"$OUT/.lock"
+if ! flock -n 8; then
+	echo "kunit-2host: another run is using $OUT; waiting for it"
+	flock 8
+fi
+start=$(date +%s)
+
+if ! python3 "$TOP/scripts/guest-report.py" --self-test "$TOP" >"$OUT/report-self-test.log"; then
+	cat "$OUT/report-self-test.log"
+	echo "kunit-2host: 0 passed, 1 failed, 0 skipped (guest-report.py --self-test failed)"
+	exit 1
+fi
+
+if [ "$BUILD" != "$OUT" ]; then
+	# make kunit's build: not while a make kunit uses it.
+	exec 6>"$BUILD/.lock"
+	if ! flock -n 6; then
+		echo "kunit-2host: a make kunit is using $BUILD; waiting for it"
+		flock 6
+	fi
+fi
+echo "kunit-2host: building what is stale (in $BUILD)"
+if ! "$TOP/scripts/guest-build.sh" "$BUILD"; then
+	echo "kunit-2host: 0 passed, 1 failed, 0 skipped (build failed)"
+	exit 1
+fi
+KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
+KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+
+# Both guests run together: take the machine's guest lock once for the
+# pair (scripts/qemu-run.sh), not once per guest.
+exec 7>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
+if ! flock -n 7; then
+	echo "kunit-2host: another guest is running on this machine; waiting"
+	flock 7
+fi
+export MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 MRCORE_QEMU_TIMEOUT=$TMO
+
+sock=$OUT/wire.sock
+rm -f "$sock"
+run_guest() { # name self peer netdev-mode mode append
+	local net
+	net="-netdev stream,id=wire,$4,addr.type=unix,addr.path=$sock"
+	net="$net -device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$2"
+	mkdir -p "$OUT/$1"
+	rm -f "$OUT/$1/qemu.pid"
+	MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -pidfile $OUT/$1/qemu.pid" \
+		"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+		--initrd "$BUILD/initramfs.cpio.gz" --mode "$5" --out "$OUT/$1" \
+		--net "$net" \
+		--append "mrcore.self=$2 mrcore.peer=$3 mrcore.peer_wait=$TMO $6"
+}
+
+echo "kunit-2host: booting the peer and the initiator (TCG, one vCPU each)"
+boot=$(date +%s)
+# The peer listens on the socket; the initiator connects to it.
+run_guest peer 2 1 server=on peer "" &
+peer_pid=$!
+for _ in $(seq 1 100); do
+	[ -S "$sock" ] && break
+	sleep 0.2
+done
+set +e
+if [ -S "$sock" ]; then
+	run_guest initiator 1 2 server=off kunit2host "${MRCORE_KUNIT_APPEND:-}"
+	rc_init=$?
+else
+	echo "kunit-2host: the peer's QEMU did not open $sock" >&2
+	rc_init=1
+fi
+# The initiator told the peer to stop; give it time to unload and scan.
+for _ in $(seq 1 120); do
+	kill -0 "$peer_pid" 2>/dev/null || break
+	sleep 1
+done
+if kill -0 "$peer_pid" 2>/dev/null; then
+	echo "kunit-2host: the peer is still up 120 s after the initiator; stopping it" >&2
+	kill "$(cat "$OUT/peer/qemu.pid")" 2>/dev/null
+fi
+wait "$peer_pid"
+rc_peer=$?
+set -e
+rm -f "$sock"
+echo "kunit-2host: guests ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
+
+exec python3 "$TOP/scripts/guest-report.py" kunit2host "$OUT" "$KSRC" "$TOP" \
+	"$rc_init" "$rc_peer"
