@@ -406,6 +406,8 @@ struct mrcore_io_set {
  * @mr_pages: pages per MR.
  * @kill_local_keys: the device does not check access rights on incoming
  *	READs, so no local key may outlive its I/O (no lazy invalidation).
+ * @signal_writes: the device may send an unsignaled WR's payload again after
+ *	the I/O completed, so every RDMA WRITE of an I/O is signaled.
  * @read_inv: the device has READ_WITH_INV (iWARP).
  * @sink_access: IB access flags of an I/O's READ sink MR on the device.
  * @src_access: IB access flags of an I/O's WRITE source MR.
