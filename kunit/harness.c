@@ -517,46 +517,35 @@ int mrcore_e2e_pair_create_on_pd(const struct mrcore_e2e_pair *base,
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_on_pd, MRCORE_HARNESS);
 
 /**
- * mrcore_e2e_try_key() - a peer of a PD uses a key it was not given
- * @base: a connected pair.
- * @pd: the PD the key belongs to (an end of @base's).
+ * mrcore_e2e_try_key_on() - the attacker's access over a given connection
+ * @atk: a connected pair whose active end is on the PD the key belongs to
+ *	(mrcore_e2e_pair_create_on_pd()); its passive end makes the access.
  * @op: %IB_WR_RDMA_WRITE or %IB_WR_RDMA_READ, of %MRCORE_E2E_TRY_BYTES.
  * @key: the key.
  * @iova: the address it named.
+ * @w: the access's completion; it must outlive @atk's QPs (a completion
+ *	may come until they are drained).
  *
- * The attacker of the design's rule 6: a new connection whose active end
- * is on @pd (mrcore_e2e_pair_create_on_pd()); its passive end, with a PD
- * of its own, makes the access.  A WRITE carries bytes of its own, a READ
- * lands in poisoned memory.
+ * A WRITE carries bytes of its own, a READ lands in poisoned memory.  A
+ * refused access leaves @atk's QPs in the error state: one try per pair.
+ * For a test that cannot connect at the moment of the attack (a device
+ * being removed takes no new connection), which connects @atk before.
  *
  * Context: Process context; sleeps.
- * Return: 1 if the access was refused (an error completion, or for an
- * iWARP WRITE, which is never acknowledged, the TERMINATE that breaks the
- * connection; a READ that moved bytes counts as served whatever its
- * status), 0 if it was served, or a negative errno if it could not be
- * made.
+ * Return: as mrcore_e2e_try_key().
  */
-int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
-		       enum ib_wr_opcode op, u32 key, u64 iova)
+int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
+			  u32 key, u64 iova, struct mrcore_e2e_wait *w)
 {
-	struct mrcore_e2e_pair *atk = NULL;
 	struct mrcore_e2e_buf buf = {};
 	struct mrcore_e2e_diff diff;
-	struct mrcore_e2e_wait *w;
 	struct ib_rdma_wr wr;
 	struct ib_sge sge;
 	int ret, st;
 
-	/* Freed after the pair's drain: a completion may come until then. */
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	ret = mrcore_e2e_pair_create_on_pd(base, pd, &atk);
-	if (ret)
-		goto free_w;
 	ret = mrcore_e2e_buf_alloc(&buf, MRCORE_E2E_TRY_BYTES, 0);
 	if (ret)
-		goto destroy;
+		return ret;
 	if (op == IB_WR_RDMA_WRITE)
 		mrcore_e2e_buf_fill(&buf, 0x7e57);
 	else
@@ -586,9 +575,46 @@ int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 		ret = 0;
 free_buf:
 	mrcore_e2e_buf_free(&buf);
-destroy:
-	mrcore_e2e_pair_destroy(atk);
-free_w:
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_try_key() - a peer of a PD uses a key it was not given
+ * @base: a connected pair.
+ * @pd: the PD the key belongs to (an end of @base's).
+ * @op: %IB_WR_RDMA_WRITE or %IB_WR_RDMA_READ, of %MRCORE_E2E_TRY_BYTES.
+ * @key: the key.
+ * @iova: the address it named.
+ *
+ * The attacker of the design's rule 6: a new connection whose active end
+ * is on @pd (mrcore_e2e_pair_create_on_pd()); its passive end, with a PD
+ * of its own, makes the access.  A WRITE carries bytes of its own, a READ
+ * lands in poisoned memory.
+ *
+ * Context: Process context; sleeps.
+ * Return: 1 if the access was refused (an error completion, or for an
+ * iWARP WRITE, which is never acknowledged, the TERMINATE that breaks the
+ * connection; a READ that moved bytes counts as served whatever its
+ * status), 0 if it was served, or a negative errno if it could not be
+ * made.
+ */
+int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
+		       enum ib_wr_opcode op, u32 key, u64 iova)
+{
+	struct mrcore_e2e_pair *atk = NULL;
+	struct mrcore_e2e_wait *w;
+	int ret;
+
+	/* Freed after the pair's drain: a completion may come until then. */
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	ret = mrcore_e2e_pair_create_on_pd(base, pd, &atk);
+	if (!ret) {
+		ret = mrcore_e2e_try_key_on(atk, op, key, iova, w);
+		mrcore_e2e_pair_destroy(atk);
+	}
 	kfree(w);
 	return ret;
 }

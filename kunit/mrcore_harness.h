@@ -239,6 +239,8 @@ int mrcore_e2e_pair_create_on_pd(const struct mrcore_e2e_pair *base,
 void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair);
 int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 		       enum ib_wr_opcode op, u32 key, u64 iova);
+int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
+			  u32 key, u64 iova, struct mrcore_e2e_wait *w);
 
 /* Bytes of one mrcore_e2e_try_key() access. */
 #define MRCORE_E2E_TRY_BYTES	64

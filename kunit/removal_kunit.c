@@ -13,6 +13,14 @@
  * (debugfs files at once, the state itself with the last pool or MR) and
  * nothing may leak or splat.
  *
+ * The keys die before the memory goes back, on this path too: right after
+ * the teardown released the I/Os and unmapped the exposed MR, attackers on
+ * other connections to the same PDs, connected before the removal (a device
+ * being removed takes no new connection), try the old keys.  rdma_cm tells
+ * a device's ids of the removal in the order they were bound to it, so the
+ * attackers, connected after the pair, are still up when its teardown runs;
+ * the teardown destroys them before its own PDs go.
+ *
  * The devices do not come back: this module is loaded after every other
  * test module (scripts/guest-init.sh).
  */
@@ -31,6 +39,26 @@
 #define REMOVAL_IOS		8
 #define REMOVAL_PAGES		16
 #define REMOVAL_TIMEOUT_MS	60000
+#define REMOVAL_SEED_REUSED	0x30001
+
+/**
+ * struct removal_attack - one try of an old key during the removal
+ * @exposed: the exposed MR's rkey on its PD, else the sink key of a READ
+ *	of the pool on the active end's PD.
+ * @op: the attacker's access.
+ */
+struct removal_attack {
+	bool exposed;
+	enum ib_wr_opcode op;
+};
+
+static const struct removal_attack removal_attacks[] = {
+	{ .exposed = true, .op = IB_WR_RDMA_WRITE },
+	{ .exposed = true, .op = IB_WR_RDMA_READ },
+	{ .exposed = false, .op = IB_WR_RDMA_WRITE },
+};
+
+#define REMOVAL_ATTACKS		ARRAY_SIZE(removal_attacks)
 
 /**
  * struct removal_ctx - what the test builds on the pair
@@ -48,6 +76,17 @@
  * @work: runs the removal, which blocks until it is done.
  * @removed: completed when the removal returned.
  * @ibdev: the device being removed.
+ * @rkey: the exposed MR's rkey.
+ * @iova: its address.
+ * @sink_key: the key of the first READ's sink MR.
+ * @sink_iova: its address.
+ * @atk: the attackers' connections, one per entry of removal_attacks[].
+ * @atk_wait: their accesses' completions.
+ * @atk_ret: mrcore_e2e_try_key_on() of each, run by the teardown.
+ * @exposed_kept: the exposed memory kept the bytes its owner wrote after
+ *	the unmap.
+ * @sink_kept: the first READ's memory kept the bytes written after its
+ *	destroy.
  */
 struct removal_ctx {
 	struct kunit *test;
@@ -64,7 +103,48 @@ struct removal_ctx {
 	struct work_struct work;
 	struct completion removed;
 	struct ib_device *ibdev;
+	u32 rkey;
+	u64 iova;
+	u32 sink_key;
+	u64 sink_iova;
+	struct mrcore_e2e_pair *atk[REMOVAL_ATTACKS];
+	struct mrcore_e2e_wait atk_wait[REMOVAL_ATTACKS];
+	int atk_ret[REMOVAL_ATTACKS];
+	bool exposed_kept;
+	bool sink_kept;
 };
+
+/*
+ * The owners reuse the memory at once; each attacker tries its old key;
+ * the memory keeps the owners' bytes.  Then the attackers' connections go,
+ * before the pair's PDs that their active ends share.
+ */
+static void removal_attack_keys(struct removal_ctx *r)
+{
+	struct mrcore_e2e_diff diff;
+	int i;
+
+	mrcore_e2e_buf_fill(&r->exposed, REMOVAL_SEED_REUSED);
+	mrcore_e2e_buf_fill(&r->local[0], REMOVAL_SEED_REUSED + 1);
+	for (i = 0; i < REMOVAL_ATTACKS; i++) {
+		const struct removal_attack *a = &removal_attacks[i];
+
+		r->atk_ret[i] = mrcore_e2e_try_key_on(r->atk[i], a->op,
+						      a->exposed ? r->rkey :
+								   r->sink_key,
+						      a->exposed ? r->iova :
+								   r->sink_iova,
+						      &r->atk_wait[i]);
+	}
+	r->exposed_kept = mrcore_e2e_buf_verify(&r->exposed, 0, r->exposed.len,
+						REMOVAL_SEED_REUSED, &diff);
+	r->sink_kept = mrcore_e2e_buf_verify(&r->local[0], 0, r->local[0].len,
+					     REMOVAL_SEED_REUSED + 1, &diff);
+	for (i = 0; i < REMOVAL_ATTACKS; i++) {
+		mrcore_e2e_pair_destroy(r->atk[i]);
+		r->atk[i] = NULL;
+	}
+}
 
 /* The ULP's DEVICE_REMOVAL duty: release what it built on the device. */
 static void removal_teardown(struct mrcore_e2e_pair *pair, void *data)
@@ -101,6 +181,7 @@ static void removal_teardown(struct mrcore_e2e_pair *pair, void *data)
 	r->unmap_ret = rdma_unmap_mr(r->mr);
 	rdma_destroy_mr(r->mr);
 	r->mr = NULL;
+	removal_attack_keys(r);
 	r->teardown_ran = true;
 }
 
@@ -123,6 +204,9 @@ static void removal_release(void *data)
 		rdma_io_pool_destroy(r->pool);
 	if (r->mr)
 		rdma_destroy_mr(r->mr);
+	for (i = 0; i < REMOVAL_ATTACKS; i++)
+		if (r->atk[i])
+			mrcore_e2e_pair_destroy(r->atk[i]);
 	if (r->pair)
 		mrcore_e2e_pair_destroy(r->pair);
 	for (i = 0; i < REMOVAL_IOS; i++)
@@ -156,10 +240,8 @@ static void removal_while_in_use(struct kunit *test)
 	struct ib_device *gone;
 	struct removal_ctx *r;
 	unsigned long left;
-	u64 iova;
 	struct mrcore_e2e_caps caps = mrcore_e2e_default_caps;
 	int live, i, ret;
-	u32 rkey;
 
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -194,7 +276,7 @@ static void removal_while_in_use(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(r->mr));
 	mrcore_e2e_wait_init(&w);
 	rdma_mr_set_cqe(r->mr, &w.cqe);
-	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&rkey, &iova, r->mr,
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&r->rkey, &r->iova, r->mr,
 						  r->exposed.sg,
 						  r->exposed.nents,
 						  RDMA_MR_REMOTE_READ |
@@ -218,12 +300,28 @@ static void removal_while_in_use(struct kunit *test)
 		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&r->ctx[i], r->pool,
 						       r->local[i].sg,
 						       r->local[i].nents, 0,
-						       iova, rkey,
+						       r->iova, r->rkey,
 						       DMA_FROM_DEVICE), 0);
 		mrcore_e2e_wait_init(&r->wait[i]);
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&r->ctx[i],
 							  &r->wait[i].cqe,
 							  NULL));
+	}
+
+	KUNIT_ASSERT_GT(test, r->ctx[0].nr_mrs, 0u);
+	r->sink_key = r->ctx[0].mrs[0]->key;
+	r->sink_iova = r->ctx[0].mrs[0]->iova;
+
+	/* The attackers: connected after the pair, on its PDs. */
+	for (i = 0; i < REMOVAL_ATTACKS; i++) {
+		struct mrcore_e2e_side *owner = removal_attacks[i].exposed ?
+						&r->pair->passive :
+						&r->pair->active;
+
+		ret = mrcore_e2e_pair_create_on_pd(r->pair, owner->pd,
+						   &r->atk[i]);
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker %d: no connection",
+				    i);
 	}
 
 	live = rdma_mrcore_devices_live();
@@ -239,6 +337,18 @@ static void removal_while_in_use(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, r->teardown_ran);
 	KUNIT_EXPECT_TRUE(test, r->statuses_ok);
 	KUNIT_EXPECT_EQ(test, r->unmap_ret, 0);
+	for (i = 0; i < REMOVAL_ATTACKS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, r->atk_ret[i], 1,
+				    "the attacker's %s through the old %s key 0x%x was not refused",
+				    removal_attacks[i].op == IB_WR_RDMA_WRITE ?
+				    "WRITE" : "READ",
+				    removal_attacks[i].exposed ? "exposed" : "sink",
+				    removal_attacks[i].exposed ? r->rkey :
+								 r->sink_key);
+	KUNIT_EXPECT_TRUE_MSG(test, r->exposed_kept,
+			      "the exposed memory changed after its unmap");
+	KUNIT_EXPECT_TRUE_MSG(test, r->sink_kept,
+			      "a READ's memory changed after its destroy");
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->pair->removals), 2);
 	/* Pool and MRs are gone: so is the device's state and its files. */
 	KUNIT_EXPECT_EQ(test, rdma_mrcore_devices_live(), live - 1);
