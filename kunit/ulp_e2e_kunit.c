@@ -188,6 +188,28 @@ static void ulp_expect_keys_dead(struct kunit *test, struct mrcore_xchg *x,
 	}
 }
 
+/*
+ * A new exchange of @kind whose chain @c->post is cut after its first WR;
+ * *@maps0: the core's DMA mappings live before it runs (for
+ * ulp_expect_cut()).
+ */
+static struct mrcore_xchg *ulp_xchg_cut(struct kunit *test,
+					enum mrcore_xchg_kind kind,
+					const struct ulp_cut *c, long *maps0)
+{
+	struct mrcore_xchg *x = ulp_xchg(test, kind);
+
+	x->cut_post = c->post;
+	x->cut_after = 1;
+	*maps0 = rdma_mrcore_dma_maps_live();
+	return x;
+}
+
+/*
+ * The cut exchange @x (ulp_xchg_cut()) failed with @ret and left nothing:
+ * no DMA mapping, no live key; @cmem, the client's memory, holds @seed's
+ * bytes after every try of a key.
+ */
 static void ulp_expect_cut(struct kunit *test, struct mrcore_xchg *x, int ret,
 			   long maps0, struct mrcore_e2e_buf *cmem, u32 seed)
 {
@@ -370,10 +392,7 @@ static void nfs_partial_post(struct kunit *test)
 	sdata = ulp_buf(test, NFS_DATA_BYTES);
 	creply = ulp_buf(test, ULP_REPLY_BYTES);
 	sreply = ulp_buf(test, ULP_REPLY_BYTES);
-	x = ulp_xchg(test, MRCORE_XCHG_NFS);
-	x->cut_post = c->post;
-	x->cut_after = 1;
-	maps0 = rdma_mrcore_dma_maps_live();
+	x = ulp_xchg_cut(test, MRCORE_XCHG_NFS, c, &maps0);
 	if (c->read) {
 		mrcore_e2e_buf_fill(sdata, NFS_SEED_DATA);
 		mrcore_e2e_buf_fill(sreply, NFS_SEED_REPLY);
@@ -566,10 +585,7 @@ static void iser_partial_post(struct kunit *test)
 
 	ini = ulp_buf(test, SZ_128K);
 	tgt = ulp_buf(test, SZ_128K);
-	x = ulp_xchg(test, MRCORE_XCHG_ISER);
-	x->cut_post = c->post;
-	x->cut_after = 1;
-	maps0 = rdma_mrcore_dma_maps_live();
+	x = ulp_xchg_cut(test, MRCORE_XCHG_ISER, c, &maps0);
 	mrcore_e2e_buf_fill(c->read ? tgt : ini, ISER_SEED);
 	ret = mrcore_xchg_iser(x, c->read, ini, tgt, false);
 	ulp_expect_cut(test, x, ret, maps0, ini, ULP_SEED_CUT);
