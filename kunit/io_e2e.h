@@ -60,7 +60,7 @@ struct io_local {
  * struct io_fixture - what an I/O of the suites runs on
  * @pair: a connected pair (io_pair()).
  * @owner: the passive end's memory under one rkey (io_owner_create()).
- * @l: local memory of the test's shape (io_local_create()).
+ * @l: local memory of the test's shape (io_local_create()), or NULL.
  * @pool: the active end's pool (io_pool()).
  */
 struct io_fixture {
