@@ -147,18 +147,77 @@ static bool removal_debugfs_has(const char *dev)
 	return d;
 }
 
+/*
+ * The passive end exposes REMOVAL_PAGES pages through the map API, for
+ * READs and WRITEs: *@rkey at *@iova.
+ */
+static void removal_expose(struct kunit *test, struct removal_ctx *r,
+			   u32 *rkey, u64 *iova)
+{
+	struct ib_send_wr *reg = NULL;
+	struct mrcore_e2e_wait w;
+
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->exposed,
+						      REMOVAL_PAGES * PAGE_SIZE,
+						      0));
+	r->mr = rdma_create_mr(r->pair->passive.pd, REMOVAL_PAGES,
+			       RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->mr));
+	mrcore_e2e_wait_init(&w);
+	rdma_mr_set_cqe(r->mr, &w.cqe);
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(rkey, iova, r->mr,
+						  r->exposed.sg,
+						  r->exposed.nents,
+						  RDMA_MR_REMOTE_READ |
+						  RDMA_MR_REMOTE_WRITE, &reg));
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(&r->pair->passive, reg, &w,
+						 REMOVAL_TIMEOUT_MS));
+	rdma_mr_set_cqe(r->mr, NULL);
+}
+
+/*
+ * The active end READs @rkey at @iova, REMOVAL_IOS I/Os at once through MRs
+ * of its pool, and does not wait.
+ */
+static void removal_reads(struct kunit *test, struct removal_ctx *r,
+			  u32 rkey, u64 iova)
+{
+	const struct mrcore_e2e_target *t = test->priv;
+	int i, ret;
+
+	r->pool = rdma_io_pool_create(r->pair->active.qp,
+				      r->pair->active.cm_id->port_num,
+				      REMOVAL_IOS, REMOVAL_PAGES);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
+	ret = rdma_io_pool_force_backend(r->pool, t == &mrcore_e2e_siw ?
+					 "iwarp" : "frwr");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < REMOVAL_IOS; i++) {
+		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->local[i],
+							      REMOVAL_PAGES *
+							      PAGE_SIZE, 0));
+		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&r->ctx[i], r->pool,
+						       r->local[i].sg,
+						       r->local[i].nents, 0,
+						       iova, rkey,
+						       DMA_FROM_DEVICE), 0);
+		mrcore_e2e_wait_init(&r->wait[i]);
+		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&r->ctx[i],
+							  &r->wait[i].cqe,
+							  NULL));
+	}
+}
+
 static void removal_while_in_use(struct kunit *test)
 {
 	const struct mrcore_e2e_target *t = test->priv;
 	char name[IB_DEVICE_NAME_MAX];
-	struct ib_send_wr *reg = NULL;
-	struct mrcore_e2e_wait w;
 	struct ib_device *gone;
 	struct removal_ctx *r;
 	unsigned long left;
 	u64 iova;
 	struct mrcore_e2e_caps caps = mrcore_e2e_default_caps;
-	int live, i, ret;
+	int live, ret;
 	u32 rkey;
 
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
@@ -185,46 +244,9 @@ static void removal_while_in_use(struct kunit *test)
 			   name);
 	KUNIT_ASSERT_TRUE(test, removal_debugfs_has(name));
 
-	/* The passive end exposes 16 pages through the map API. */
-	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->exposed,
-						      REMOVAL_PAGES * PAGE_SIZE,
-						      0));
-	r->mr = rdma_create_mr(r->pair->passive.pd, REMOVAL_PAGES,
-			       RDMA_MR_ROLE_RKEY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(r->mr));
-	mrcore_e2e_wait_init(&w);
-	rdma_mr_set_cqe(r->mr, &w.cqe);
-	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&rkey, &iova, r->mr,
-						  r->exposed.sg,
-						  r->exposed.nents,
-						  RDMA_MR_REMOTE_READ |
-						  RDMA_MR_REMOTE_WRITE, &reg));
-	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(&r->pair->passive, reg, &w,
-						 REMOVAL_TIMEOUT_MS));
-	rdma_mr_set_cqe(r->mr, NULL);
-
-	/* The active end READs it, 8 I/Os at once, and does not wait. */
-	r->pool = rdma_io_pool_create(r->pair->active.qp,
-				      r->pair->active.cm_id->port_num,
-				      REMOVAL_IOS, REMOVAL_PAGES);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
-	ret = rdma_io_pool_force_backend(r->pool, t == &mrcore_e2e_siw ?
-					 "iwarp" : "frwr");
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	for (i = 0; i < REMOVAL_IOS; i++) {
-		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->local[i],
-							      REMOVAL_PAGES *
-							      PAGE_SIZE, 0));
-		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&r->ctx[i], r->pool,
-						       r->local[i].sg,
-						       r->local[i].nents, 0,
-						       iova, rkey,
-						       DMA_FROM_DEVICE), 0);
-		mrcore_e2e_wait_init(&r->wait[i]);
-		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&r->ctx[i],
-							  &r->wait[i].cqe,
-							  NULL));
-	}
+	/* The passive end exposes 16 pages; the active end READs them. */
+	removal_expose(test, r, &rkey, &iova);
+	removal_reads(test, r, rkey, iova);
 
 	live = rdma_mrcore_devices_live();
 	/* The work's reference, which the unregistration consumes. */
