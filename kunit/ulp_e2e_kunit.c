@@ -271,14 +271,35 @@ KUNIT_ARRAY_PARAM_DESC(nfs, nfs_cases, desc);
 #define NFS_SEED_DATA	0x6001
 #define NFS_SEED_REPLY	0x6002
 
+/*
+ * The key the case probes: the one the server invalidated, or the client's
+ * last one, which it invalidated itself.
+ */
+static const struct mrcore_xchg_key *
+nfs_probed_key(struct kunit *test, const struct mrcore_xchg *x,
+	       const struct nfs_case *c)
+{
+	const struct mrcore_xchg_key *key = &x->keys[x->nr_keys - 1];
+	unsigned int i;
+
+	if (c->probe_remote) {
+		for (i = 0; i < x->nr_keys; i++)
+			if (x->keys[i].remote_inv)
+				key = &x->keys[i];
+		KUNIT_ASSERT_TRUE(test, key->remote_inv);
+	} else {
+		KUNIT_ASSERT_FALSE(test, key->remote_inv);
+	}
+	return key;
+}
+
 static void nfs_exchange(struct kunit *test)
 {
 	const struct nfs_case *c = test->param_value;
 	struct mrcore_e2e_buf *cdata, *sdata, *creply = NULL, *sreply = NULL;
 	struct mrcore_e2e_buf *probe;
-	const struct mrcore_xchg_key *key;
-	unsigned int segs, i;
 	struct mrcore_xchg *x;
+	unsigned int segs;
 	int ret;
 
 	cdata = ulp_buf(test, NFS_DATA_BYTES);
@@ -322,16 +343,7 @@ static void nfs_exchange(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->nr_keys, segs + (c->read_rpc ? 1 : 0));
 	KUNIT_EXPECT_EQ(test, ulp_remote_invalidated(x), c->remote_inv ? 1u : 0u);
 
-	key = &x->keys[x->nr_keys - 1];
-	if (c->probe_remote) {
-		for (i = 0; i < x->nr_keys; i++)
-			if (x->keys[i].remote_inv)
-				key = &x->keys[i];
-		KUNIT_ASSERT_TRUE(test, key->remote_inv);
-	} else {
-		KUNIT_ASSERT_FALSE(test, key->remote_inv);
-	}
-	ulp_expect_dead(test, x, key, probe);
+	ulp_expect_dead(test, x, nfs_probed_key(test, x, c), probe);
 	/* The client's memory still holds what the exchange left there. */
 	mrcore_e2e_expect_data(test, cdata, 0, cdata->len, NFS_SEED_DATA,
 			       "client data after the dead key");
