@@ -435,58 +435,57 @@ KUNIT_ARRAY_PARAM_DESC(e2e_shapes, e2e_shapes, desc);
 #define E2E_SEED_KEY1		0x3003
 #define E2E_SEED_KEY2		0x3004
 
-/* The peer READs memory exposed with REMOTE_READ. */
-static void e2e_read(struct kunit *test)
+/*
+ * The peer READs memory exposed with REMOTE_READ (@read), or WRITEs memory
+ * exposed with REMOTE_WRITE; the owner's key dies after the I/O, before
+ * the owner's memory is checked.
+ */
+static void e2e_peer_moves(struct kunit *test, bool read)
 {
 	const struct e2e_shape *shape = test->param_value;
-	struct mrcore_e2e_buf *owner, *sink;
+	u32 seed = read ? E2E_SEED_OWNER : E2E_SEED_PEER;
+	const char *op = read ? "READ" : "WRITE";
+	struct mrcore_e2e_buf *owner, *peer;
 	struct mrcore_e2e_pair *pair;
 	struct e2e_exposed x;
 	int status;
 
 	pair = e2e_pair(test);
-	/* Poisoned by their allocation: the sink stays so until the READ. */
+	/* Poisoned by their allocation: the sink stays so until the I/O. */
 	owner = e2e_buf(test, shape->len, shape->offset);
-	sink = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
-	mrcore_e2e_buf_fill(owner, E2E_SEED_OWNER);
+	peer = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
+	mrcore_e2e_buf_fill(read ? owner : peer, seed);
 
-	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_READ, &x);
-	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_READ, sink,
+	e2e_expose(test, &pair->passive, owner,
+		   read ? RDMA_MR_REMOTE_READ : RDMA_MR_REMOTE_WRITE, &x);
+	status = e2e_peer_io(test, &pair->active,
+			     read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE, peer,
 			     shape->len, x.iova, x.rkey);
-	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ: %d (%s)",
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "%s: %d (%s)", op,
 			    status, e2e_status(status));
-	mrcore_e2e_expect_data(test, sink, 0, shape->len, E2E_SEED_OWNER,
-			       "READ sink");
-	e2e_invalidate(test, &pair->passive, &x);
-	mrcore_e2e_expect_data(test, owner, 0, shape->len, E2E_SEED_OWNER,
-			       "READ source");
-}
-
-/* The peer WRITEs memory exposed with REMOTE_WRITE. */
-static void e2e_write(struct kunit *test)
-{
-	const struct e2e_shape *shape = test->param_value;
-	struct mrcore_e2e_buf *owner, *src;
-	struct mrcore_e2e_pair *pair;
-	struct e2e_exposed x;
-	int status;
-
-	pair = e2e_pair(test);
-	owner = e2e_buf(test, shape->len, shape->offset);
-	src = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
-	mrcore_e2e_buf_fill(src, E2E_SEED_PEER);
-
-	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_WRITE, &x);
-	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_WRITE, src,
-			     shape->len, x.iova, x.rkey);
-	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "WRITE: %d (%s)",
-			    status, e2e_status(status));
+	if (read) {
+		mrcore_e2e_expect_data(test, peer, 0, shape->len, seed,
+				       "READ sink");
+		e2e_invalidate(test, &pair->passive, &x);
+		mrcore_e2e_expect_data(test, owner, 0, shape->len, seed,
+				       "READ source");
+		return;
+	}
 	/* The WRITE completed on the peer; the owner's key dies first. */
 	e2e_invalidate(test, &pair->passive, &x);
-	e2e_expect_written(test, owner, shape->len, E2E_SEED_PEER,
-			   "WRITE sink");
-	mrcore_e2e_expect_data(test, src, 0, shape->len, E2E_SEED_PEER,
+	e2e_expect_written(test, owner, shape->len, seed, "WRITE sink");
+	mrcore_e2e_expect_data(test, peer, 0, shape->len, seed,
 			       "WRITE source");
+}
+
+static void e2e_read(struct kunit *test)
+{
+	e2e_peer_moves(test, true);
+}
+
+static void e2e_write(struct kunit *test)
+{
+	e2e_peer_moves(test, false);
 }
 
 /*
