@@ -435,58 +435,57 @@ KUNIT_ARRAY_PARAM_DESC(e2e_shapes, e2e_shapes, desc);
 #define E2E_SEED_KEY1		0x3003
 #define E2E_SEED_KEY2		0x3004
 
-/* The peer READs memory exposed with REMOTE_READ. */
-static void e2e_read(struct kunit *test)
+/*
+ * The peer READs memory exposed with REMOTE_READ (@read), or WRITEs memory
+ * exposed with REMOTE_WRITE; the owner's key dies after the I/O, before
+ * the owner's memory is checked.
+ */
+static void e2e_peer_moves(struct kunit *test, bool read)
 {
 	const struct e2e_shape *shape = test->param_value;
-	struct mrcore_e2e_buf *owner, *sink;
+	u32 seed = read ? E2E_SEED_OWNER : E2E_SEED_PEER;
+	const char *op = read ? "READ" : "WRITE";
+	struct mrcore_e2e_buf *owner, *peer;
 	struct mrcore_e2e_pair *pair;
 	struct e2e_exposed x;
 	int status;
 
 	pair = e2e_pair(test);
-	/* Poisoned by their allocation: the sink stays so until the READ. */
+	/* Poisoned by their allocation: the sink stays so until the I/O. */
 	owner = e2e_buf(test, shape->len, shape->offset);
-	sink = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
-	mrcore_e2e_buf_fill(owner, E2E_SEED_OWNER);
+	peer = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
+	mrcore_e2e_buf_fill(read ? owner : peer, seed);
 
-	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_READ, &x);
-	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_READ, sink,
+	e2e_expose(test, &pair->passive, owner,
+		   read ? RDMA_MR_REMOTE_READ : RDMA_MR_REMOTE_WRITE, &x);
+	status = e2e_peer_io(test, &pair->active,
+			     read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE, peer,
 			     shape->len, x.iova, x.rkey);
-	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "READ: %d (%s)",
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "%s: %d (%s)", op,
 			    status, e2e_status(status));
-	mrcore_e2e_expect_data(test, sink, 0, shape->len, E2E_SEED_OWNER,
-			       "READ sink");
-	e2e_invalidate(test, &pair->passive, &x);
-	mrcore_e2e_expect_data(test, owner, 0, shape->len, E2E_SEED_OWNER,
-			       "READ source");
-}
-
-/* The peer WRITEs memory exposed with REMOTE_WRITE. */
-static void e2e_write(struct kunit *test)
-{
-	const struct e2e_shape *shape = test->param_value;
-	struct mrcore_e2e_buf *owner, *src;
-	struct mrcore_e2e_pair *pair;
-	struct e2e_exposed x;
-	int status;
-
-	pair = e2e_pair(test);
-	owner = e2e_buf(test, shape->len, shape->offset);
-	src = e2e_buf(test, shape->len, (shape->offset + 8) % PAGE_SIZE);
-	mrcore_e2e_buf_fill(src, E2E_SEED_PEER);
-
-	e2e_expose(test, &pair->passive, owner, RDMA_MR_REMOTE_WRITE, &x);
-	status = e2e_peer_io(test, &pair->active, IB_WR_RDMA_WRITE, src,
-			     shape->len, x.iova, x.rkey);
-	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS, "WRITE: %d (%s)",
-			    status, e2e_status(status));
+	if (read) {
+		mrcore_e2e_expect_data(test, peer, 0, shape->len, seed,
+				       "READ sink");
+		e2e_invalidate(test, &pair->passive, &x);
+		mrcore_e2e_expect_data(test, owner, 0, shape->len, seed,
+				       "READ source");
+		return;
+	}
 	/* The WRITE completed on the peer; the owner's key dies first. */
 	e2e_invalidate(test, &pair->passive, &x);
-	e2e_expect_written(test, owner, shape->len, E2E_SEED_PEER,
-			   "WRITE sink");
-	mrcore_e2e_expect_data(test, src, 0, shape->len, E2E_SEED_PEER,
+	e2e_expect_written(test, owner, shape->len, seed, "WRITE sink");
+	mrcore_e2e_expect_data(test, peer, 0, shape->len, seed,
 			       "WRITE source");
+}
+
+static void e2e_read(struct kunit *test)
+{
+	e2e_peer_moves(test, true);
+}
+
+static void e2e_write(struct kunit *test)
+{
+	e2e_peer_moves(test, false);
 }
 
 /*
@@ -709,175 +708,233 @@ static void e2e_dma_lkey_stays_home(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
 }
 
+/**
+ * struct e2e_denied_run - one forbidden access as e2e_denied() runs it
+ * @c: the case.
+ * @pair: the pair: the owner is its passive end, the peer its active end.
+ * @owner: the owner's memory.
+ * @peer: the peer's memory for the access.
+ * @probe: the peer's memory for e2e_expect_peer_failed().
+ * @x: the owner's rkey mapping (not for %E2E_LKEY_AS_RKEY or
+ *	%E2E_PD_DMA_LKEY).
+ * @lmr: the owner's lkey MR (%E2E_LKEY_AS_RKEY).
+ * @addr: where the access goes.
+ * @len: its bytes.
+ * @key: its key.
+ * @is_read: a READ, else a WRITE.
+ * @mapped: the owner's mapping is still there to retire at the end.
+ */
+struct e2e_denied_run {
+	const struct e2e_denied *c;
+	struct mrcore_e2e_pair *pair;
+	struct mrcore_e2e_buf *owner, *peer, *probe;
+	struct e2e_exposed x;
+	struct rdma_mr *lmr;
+	u64 addr;
+	u32 len, key;
+	bool is_read, mapped;
+};
+
+/*
+ * The PD's own key for local DMA (a DMA MR on devices without a reserved
+ * lkey, as rxe and siw) never reaches the peer.
+ */
+static void e2e_denied_dma_lkey(struct kunit *test, struct e2e_denied_run *r)
+{
+	struct mrcore_e2e_side *side = &r->pair->passive;
+	struct e2e_dma *dma;
+	int ret;
+
+	dma = kunit_kzalloc(test, sizeof(*dma), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dma);
+	ret = ib_dma_map_sg(side->device, r->owner->sg, r->owner->nents,
+			    DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_GT(test, ret, 0);
+	dma->device = side->device;
+	dma->buf = r->owner;
+	ret = kunit_add_action_or_reset(test, e2e_dma_release, dma);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	r->addr = mrcore_e2e_buf_dma_addr(r->owner);
+	r->key = side->pd->local_dma_lkey;
+}
+
+/* The owner maps its memory for local ops @c->ops: a key that is no rkey. */
+static void e2e_denied_lkey(struct kunit *test, struct e2e_denied_run *r)
+{
+	struct mrcore_e2e_side *side = &r->pair->passive;
+	struct e2e_ctx *ctx = test->priv;
+	struct ib_send_wr *first = NULL;
+	int status;
+
+	r->lmr = e2e_mr(test, side->pd, r->owner->npages, RDMA_MR_ROLE_LKEY);
+	mrcore_e2e_wait_init(&ctx->reg);
+	rdma_mr_set_cqe(r->lmr, &ctx->reg.cqe);
+	status = rdma_map_sg_lkey(&r->key, r->lmr, r->owner->sg,
+				  r->owner->nents, r->c->ops, &first);
+	KUNIT_ASSERT_EQ(test, status, 0);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	status = mrcore_e2e_post(side, first, &ctx->reg, E2E_TIMEOUT_MS);
+	rdma_mr_set_cqe(r->lmr, NULL);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
+			    "lkey registration: %d (%s)", status,
+			    e2e_status(status));
+	/* Where the lkey's registration starts (virtual DMA). */
+	r->addr = mrcore_e2e_buf_dma_addr(r->owner);
+}
+
+/*
+ * The owner exposes its memory for remote ops @c->ops.  Control: the
+ * allowed access works on this pair and moves bytes (for a wrong op, the
+ * op the key does grant).  A control WRITE brings bytes of its own; the
+ * owner's are put back after it.  Then the key dies, or the access moves
+ * out of range, as the case says.
+ */
+static void e2e_denied_rkey(struct kunit *test, struct e2e_denied_run *r)
+{
+	const struct e2e_denied *c = r->c;
+	enum ib_wr_opcode ctl = c->opcode;
+	int status;
+	bool ok;
+
+	e2e_expose(test, &r->pair->passive, r->owner, c->ops, &r->x);
+	r->key = r->x.rkey;
+	r->addr = r->x.iova;
+	if (c->kind == E2E_WRONG_OP)
+		ctl = r->is_read ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+	if (ctl == IB_WR_RDMA_WRITE)
+		mrcore_e2e_buf_fill(r->peer, E2E_DENIED_CTL_SEED);
+	status = e2e_peer_io(test, &r->pair->active, ctl, r->peer, r->len,
+			     r->addr, r->key);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
+			    "allowed access: %d (%s)", status,
+			    e2e_status(status));
+	if (ctl == IB_WR_RDMA_READ)
+		ok = mrcore_e2e_expect_data(test, r->peer, 0, r->len,
+					    E2E_DENIED_SEED,
+					    "control READ sink");
+	else
+		ok = e2e_expect_written(test, r->owner, r->len,
+					E2E_DENIED_CTL_SEED,
+					"control WRITE sink");
+	KUNIT_ASSERT_TRUE(test, ok);
+	if (ctl == IB_WR_RDMA_WRITE)
+		mrcore_e2e_buf_fill(r->owner, E2E_DENIED_SEED);
+	if (c->kind == E2E_DEAD_AFTER_INVALIDATE)
+		e2e_invalidate(test, &r->pair->passive, &r->x);
+	r->addr += c->addr_delta;
+	r->len += c->len_delta;
+}
+
+/* The peer's memory before the access: a sink poisoned, a source filled. */
+static void e2e_denied_peer_ready(struct e2e_denied_run *r)
+{
+	mrcore_e2e_buf_poison(r->peer);
+	if (!r->is_read)
+		mrcore_e2e_buf_fill(r->peer, E2E_DENIED_PEER_SEED);
+}
+
+/*
+ * The access is served while the key lives (why: @live).  Shown, with the
+ * bytes it moved; then the key is killed the API's way.  Returns false if
+ * nothing kills it (the PD's DMA lkey): the case ends here.
+ */
+static bool e2e_denied_live(struct kunit *test, struct e2e_denied_run *r,
+			    const char *live, bool iwarp)
+{
+	const struct e2e_denied *c = r->c;
+	struct mrcore_e2e_side *owner_side = &r->pair->passive;
+	int status;
+	bool ok;
+
+	e2e_denied_peer_ready(r);
+	status = e2e_peer_io(test, &r->pair->active, c->opcode, r->peer,
+			     r->len, r->addr, r->key);
+	KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
+			    "%s with key %#x while it lives, expected to be served (%s): %d (%s)",
+			    r->is_read ? "READ" : "WRITE", r->key, live,
+			    status, e2e_status(status));
+	if (r->is_read) {
+		ok = mrcore_e2e_expect_data(test, r->peer, 0, r->len,
+					    E2E_DENIED_SEED,
+					    "sink of the READ the live key served");
+		KUNIT_ASSERT_TRUE(test, ok);
+	}
+	kunit_info(test, "%s with key %#x while it lives: served (%s)\n",
+		   r->is_read ? "READ" : "WRITE", r->key, live);
+	switch (c->kind) {
+	case E2E_PD_DMA_LKEY:
+		/* Nothing kills it: the core keeps it off the wire. */
+		e2e_dma_lkey_stays_home(test, &r->pair->active, r->peer);
+		return false;
+	case E2E_LKEY_AS_RKEY:
+		/*
+		 * A READ sink's key on iWARP is remote: it is invalidated
+		 * before the unmap.  Any other lkey is local: rdma_unmap_mr()
+		 * ends it, and on a device that lets the peer READ through
+		 * it, must kill it.
+		 */
+		if (iwarp && (c->ops & RDMA_MR_LOCAL_READ_SINK))
+			e2e_invalidate_mr(test, owner_side, r->lmr);
+		else
+			KUNIT_ASSERT_EQ(test, rdma_unmap_mr(r->lmr), 0);
+		break;
+	default:
+		e2e_invalidate(test, owner_side, &r->x);
+		break;
+	}
+	r->mapped = false;
+	if (!r->is_read) {
+		ok = e2e_expect_written(test, r->owner, r->len,
+					E2E_DENIED_PEER_SEED,
+					"owner after the WRITE the live key served");
+		KUNIT_ASSERT_TRUE(test, ok);
+		mrcore_e2e_buf_fill(r->owner, E2E_DENIED_SEED);
+	}
+	return true;
+}
+
 static void e2e_denied(struct kunit *test)
 {
 	const struct e2e_denied *c = test->param_value;
 	struct e2e_ctx *ctx = test->priv;
-	struct mrcore_e2e_buf *owner, *peer, *probe;
-	bool is_read = c->opcode == IB_WR_RDMA_READ;
-	struct mrcore_e2e_pair *pair;
-	struct e2e_exposed x = {};
-	struct rdma_mr *lmr = NULL;
-	enum ib_wr_opcode ctl;
-	bool iwarp, mapped, denied, ok;
+	struct e2e_denied_run r = {
+		.c = c,
+		.len = E2E_DENIED_LEN,
+		.is_read = c->opcode == IB_WR_RDMA_READ,
+		.mapped = c->kind != E2E_DEAD_AFTER_INVALIDATE,
+	};
 	const char *live;
-	u64 addr;
-	u32 len, key;
+	bool iwarp, denied;
 	int status;
 
-	pair = e2e_pair(test);
-	iwarp = rdma_protocol_iwarp(pair->passive.device, 1);
+	r.pair = e2e_pair(test);
+	iwarp = rdma_protocol_iwarp(r.pair->passive.device, 1);
 	live = e2e_served_while_live(c, ctx, iwarp);
 
 	/* Poisoned by their allocation; the owner gets its own bytes. */
-	owner = e2e_buf(test, E2E_DENIED_LEN, E2E_DENIED_OFFSET);
-	peer = e2e_buf(test, E2E_DENIED_LEN + 1, 0);
-	probe = e2e_buf(test, 64, 0);
-	mrcore_e2e_buf_fill(owner, E2E_DENIED_SEED);
+	r.owner = e2e_buf(test, E2E_DENIED_LEN, E2E_DENIED_OFFSET);
+	r.peer = e2e_buf(test, E2E_DENIED_LEN + 1, 0);
+	r.probe = e2e_buf(test, 64, 0);
+	mrcore_e2e_buf_fill(r.owner, E2E_DENIED_SEED);
 
-	if (c->kind == E2E_PD_DMA_LKEY) {
-		/*
-		 * The PD's own key for local DMA (a DMA MR on devices without
-		 * a reserved lkey, as rxe and siw) never reaches the peer.
-		 */
-		struct e2e_dma *dma = kunit_kzalloc(test, sizeof(*dma),
-						    GFP_KERNEL);
-
-		KUNIT_ASSERT_NOT_NULL(test, dma);
-		status = ib_dma_map_sg(pair->passive.device, owner->sg,
-				       owner->nents, DMA_BIDIRECTIONAL);
-		KUNIT_ASSERT_GT(test, status, 0);
-		dma->device = pair->passive.device;
-		dma->buf = owner;
-		status = kunit_add_action_or_reset(test, e2e_dma_release, dma);
-		KUNIT_ASSERT_EQ(test, status, 0);
-		addr = mrcore_e2e_buf_dma_addr(owner);
-		key = pair->passive.pd->local_dma_lkey;
-		len = E2E_DENIED_LEN;
-	} else if (c->kind == E2E_LKEY_AS_RKEY) {
-		struct ib_send_wr *first = NULL;
-
-		lmr = e2e_mr(test, pair->passive.pd, owner->npages,
-			     RDMA_MR_ROLE_LKEY);
-		mrcore_e2e_wait_init(&ctx->reg);
-		rdma_mr_set_cqe(lmr, &ctx->reg.cqe);
-		status = rdma_map_sg_lkey(&key, lmr, owner->sg, owner->nents,
-					  c->ops, &first);
-		KUNIT_ASSERT_EQ(test, status, 0);
-		KUNIT_ASSERT_NOT_NULL(test, first);
-		status = mrcore_e2e_post(&pair->passive, first, &ctx->reg,
-					 E2E_TIMEOUT_MS);
-		rdma_mr_set_cqe(lmr, NULL);
-		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
-				    "lkey registration: %d (%s)", status,
-				    e2e_status(status));
-		/* Where the lkey's registration starts (virtual DMA). */
-		addr = mrcore_e2e_buf_dma_addr(owner);
-		len = E2E_DENIED_LEN;
-	} else {
-		e2e_expose(test, &pair->passive, owner, c->ops, &x);
-		key = x.rkey;
-		addr = x.iova;
-		len = E2E_DENIED_LEN;
-		/*
-		 * Control: the allowed access works on this pair and moves
-		 * bytes (for a wrong op, the op the key does grant).  A
-		 * control WRITE brings bytes of its own; the owner's are
-		 * put back after it.
-		 */
-		ctl = c->opcode;
-		if (c->kind == E2E_WRONG_OP)
-			ctl = is_read ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
-		if (ctl == IB_WR_RDMA_WRITE)
-			mrcore_e2e_buf_fill(peer, E2E_DENIED_CTL_SEED);
-		status = e2e_peer_io(test, &pair->active, ctl, peer, len, addr,
-				     key);
-		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
-				    "allowed access: %d (%s)", status,
-				    e2e_status(status));
-		if (ctl == IB_WR_RDMA_READ)
-			ok = mrcore_e2e_expect_data(test, peer, 0, len,
-						    E2E_DENIED_SEED,
-						    "control READ sink");
-		else
-			ok = e2e_expect_written(test, owner, len,
-						E2E_DENIED_CTL_SEED,
-						"control WRITE sink");
-		KUNIT_ASSERT_TRUE(test, ok);
-		if (ctl == IB_WR_RDMA_WRITE)
-			mrcore_e2e_buf_fill(owner, E2E_DENIED_SEED);
-		if (c->kind == E2E_DEAD_AFTER_INVALIDATE)
-			e2e_invalidate(test, &pair->passive, &x);
-		addr += c->addr_delta;
-		len += c->len_delta;
-	}
-	mapped = c->kind != E2E_DEAD_AFTER_INVALIDATE;
-
-	if (live) {
-		/*
-		 * The access is served while the key lives (why: @live).
-		 * Shown, with the bytes it moved; then the key is killed the
-		 * API's way and the same access must be refused.
-		 */
-		mrcore_e2e_buf_poison(peer);
-		if (!is_read)
-			mrcore_e2e_buf_fill(peer, E2E_DENIED_PEER_SEED);
-		status = e2e_peer_io(test, &pair->active, c->opcode, peer, len,
-				     addr, key);
-		KUNIT_ASSERT_EQ_MSG(test, status, IB_WC_SUCCESS,
-				    "%s with key %#x while it lives, expected to be served (%s): %d (%s)",
-				    is_read ? "READ" : "WRITE", key, live,
-				    status, e2e_status(status));
-		if (is_read) {
-			ok = mrcore_e2e_expect_data(test, peer, 0, len,
-						    E2E_DENIED_SEED,
-						    "sink of the READ the live key served");
-			KUNIT_ASSERT_TRUE(test, ok);
-		}
-		kunit_info(test, "%s with key %#x while it lives: served (%s)\n",
-			   is_read ? "READ" : "WRITE", key, live);
-		switch (c->kind) {
-		case E2E_PD_DMA_LKEY:
-			/* Nothing kills it: the core keeps it off the wire. */
-			e2e_dma_lkey_stays_home(test, &pair->active, peer);
-			return;
-		case E2E_LKEY_AS_RKEY:
-			/*
-			 * A READ sink's key on iWARP is remote: it is
-			 * invalidated before the unmap.  Any other lkey is
-			 * local: rdma_unmap_mr() ends it, and on a device that
-			 * lets the peer READ through it, must kill it.
-			 */
-			if (iwarp && (c->ops & RDMA_MR_LOCAL_READ_SINK))
-				e2e_invalidate_mr(test, &pair->passive, lmr);
-			else
-				KUNIT_ASSERT_EQ(test, rdma_unmap_mr(lmr), 0);
-			break;
-		default:
-			e2e_invalidate(test, &pair->passive, &x);
-			break;
-		}
-		mapped = false;
-		if (!is_read) {
-			ok = e2e_expect_written(test, owner, len,
-						E2E_DENIED_PEER_SEED,
-						"owner after the WRITE the live key served");
-			KUNIT_ASSERT_TRUE(test, ok);
-			mrcore_e2e_buf_fill(owner, E2E_DENIED_SEED);
-		}
-	}
+	if (c->kind == E2E_PD_DMA_LKEY)
+		e2e_denied_dma_lkey(test, &r);
+	else if (c->kind == E2E_LKEY_AS_RKEY)
+		e2e_denied_lkey(test, &r);
+	else
+		e2e_denied_rkey(test, &r);
+	if (live && !e2e_denied_live(test, &r, live, iwarp))
+		return;
 
 	/* The forbidden access. */
-	mrcore_e2e_buf_poison(peer);
-	if (!is_read)
-		mrcore_e2e_buf_fill(peer, E2E_DENIED_PEER_SEED);
-	status = e2e_peer_io(test, &pair->active, c->opcode, peer, len, addr,
-			     key);
-	denied = e2e_status_in(status, is_read ? ctx->expect->read_denied :
-						 ctx->expect->write_denied);
+	e2e_denied_peer_ready(&r);
+	status = e2e_peer_io(test, &r.pair->active, c->opcode, r.peer, r.len,
+			     r.addr, r.key);
+	denied = e2e_status_in(status, r.is_read ? ctx->expect->read_denied :
+						   ctx->expect->write_denied);
 	KUNIT_EXPECT_TRUE_MSG(test, denied,
 			      "%s of %u bytes at %#llx key %#x%s: %d (%s)",
-			      is_read ? "READ" : "WRITE", len, addr, key,
+			      r.is_read ? "READ" : "WRITE", r.len, r.addr, r.key,
 			      live ? ", after the API killed the key," : "",
 			      status, e2e_status(status));
 	if (!denied && live && c->kind == E2E_LKEY_AS_RKEY)
@@ -885,20 +942,21 @@ static void e2e_denied(struct kunit *test)
 			  live);
 	/* A refused access kills the connection; a served one did not. */
 	if (denied)
-		e2e_expect_peer_failed(test, pair, probe, x.iova, x.rkey);
+		e2e_expect_peer_failed(test, r.pair, r.probe, r.x.iova,
+				       r.x.rkey);
 
 	/* Nothing moved: not into the peer, not into the owner's memory. */
-	if (is_read)
-		mrcore_e2e_expect_data(test, peer, 0, peer->len,
+	if (r.is_read)
+		mrcore_e2e_expect_data(test, r.peer, 0, r.peer->len,
 				       MRCORE_E2E_POISONED,
 				       "sink of the denied READ");
-	mrcore_e2e_expect_data(test, owner, 0, owner->len, E2E_DENIED_SEED,
+	mrcore_e2e_expect_data(test, r.owner, 0, r.owner->len, E2E_DENIED_SEED,
 			       "owner after the denied access");
 
-	if (mapped && lmr)
-		e2e_retire(test, &pair->passive, lmr);
-	else if (mapped && x.mr)
-		e2e_retire(test, &pair->passive, x.mr);
+	if (r.mapped && r.lmr)
+		e2e_retire(test, &r.pair->passive, r.lmr);
+	else if (r.mapped && r.x.mr)
+		e2e_retire(test, &r.pair->passive, r.x.mr);
 }
 
 static struct kunit_case e2e_cases[] = {

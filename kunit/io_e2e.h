@@ -56,6 +56,20 @@ struct io_local {
 	u64 len;
 };
 
+/**
+ * struct io_fixture - what an I/O of the suites runs on
+ * @pair: a connected pair (io_pair()).
+ * @owner: the passive end's memory under one rkey (io_owner_create()).
+ * @l: local memory of the test's shape (io_local_create()), or NULL.
+ * @pool: the active end's pool (io_pool()).
+ */
+struct io_fixture {
+	struct mrcore_e2e_pair *pair;
+	struct io_owner *owner;
+	struct io_local *l;
+	struct rdma_io_pool *pool;
+};
+
 /* What the memory holds when the attacker tries. */
 #define KEYS_SEED_REUSED	0x20003
 
@@ -80,6 +94,9 @@ struct io_local *io_local_create(struct kunit *test,
 				 const struct mrcore_shape_desc *d);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
+void io_fixture_create(struct kunit *test, struct io_fixture *f,
+		       const struct mrcore_shape_desc *d, u32 max_ctxs,
+		       u32 max_pages, const char *force);
 void io_release_now(struct kunit *test, struct mrcore_e2e_pair *pair,
 		    struct io_owner *owner, struct rdma_io_pool *pool);
 int io_run(struct kunit *test, struct mrcore_e2e_side *side,

@@ -160,6 +160,26 @@ struct mrcore_e2e_pair *io_pair(struct kunit *test, u32 max_ctxs,
 }
 
 /*
+ * @f: a pair whose queues hold @max_ctxs I/Os of up to @max_pages pages,
+ * the owner's memory on it, local memory of shape @d (none if @d is NULL),
+ * and the active end's pool of @max_ctxs such I/Os, with backend @force
+ * unless that is NULL.
+ */
+void io_fixture_create(struct kunit *test, struct io_fixture *f,
+		       const struct mrcore_shape_desc *d, u32 max_ctxs,
+		       u32 max_pages, const char *force)
+{
+	f->pair = io_pair(test, max_ctxs, max_pages);
+	f->owner = io_owner_create(test, f->pair);
+	KUNIT_ASSERT_NOT_NULL(test, f->owner);
+	f->l = d ? io_local_create(test, d) : NULL;
+	f->pool = io_pool(test, &f->pair->active, max_ctxs, max_pages);
+	if (force)
+		KUNIT_ASSERT_EQ(test, 0,
+				rdma_io_pool_force_backend(f->pool, force));
+}
+
+/*
  * Release @pool, @owner and @pair now, in that order, rather than at the
  * end of the test: for a test that goes on over a new pair.
  */

@@ -36,37 +36,42 @@ KUNIT_ARRAY_PARAM(io_siw, io_params_siw, io_param_desc);
 #define IO_SEED_ATTACKER	0x10004
 #define IO_ATTACK_BYTES		64
 
-/* The row's I/O from @l: a scatterlist from byte @skip on, or bio_vecs. */
+/*
+ * The row's I/O from @f's local memory: a scatterlist from byte @skip on,
+ * or bio_vecs.
+ */
 static int io_init(struct kunit *test, struct rdma_io_ctx *ctx,
-		   struct rdma_io_pool *pool, const struct io_local *l,
-		   bool bvec, u32 skip, const struct io_owner *owner, bool read)
+		   const struct io_fixture *f, bool bvec, u32 skip, bool read)
 {
 	enum dma_data_direction dir = read ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	const struct io_owner *owner = f->owner;
+	const struct io_local *l = f->l;
 
 	if (bvec) {
 		struct bvec_iter iter = { .bi_size = l->len };
 
-		return rdma_io_ctx_init_bvec(ctx, pool, io_local_bvecs(test, l),
-					     l->nents, iter, owner->iova,
-					     owner->rkey, dir);
+		return rdma_io_ctx_init_bvec(ctx, f->pool,
+					     io_local_bvecs(test, l), l->nents,
+					     iter, owner->iova, owner->rkey,
+					     dir);
 	}
-	return rdma_io_ctx_init(ctx, pool, l->sg, l->nents, skip, owner->iova,
-				owner->rkey, dir);
+	return rdma_io_ctx_init(ctx, f->pool, l->sg, l->nents, skip,
+				owner->iova, owner->rkey, dir);
 }
 
 /*
- * The source of an I/O over all of @l holds @seed's pattern, the sink (at
- * the start of the owner's memory, or @l) its poison.
+ * The source of an I/O over all of @f's local memory holds @seed's
+ * pattern, the sink (at the start of the owner's memory, or the local
+ * memory) its poison.
  */
-static void io_fill(struct io_owner *owner, struct io_local *l, bool read,
-		    u32 seed)
+static void io_fill(struct io_fixture *f, bool read, u32 seed)
 {
 	if (read) {
-		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, seed);
-		mrcore_e2e_buf_poison(&l->buf);
+		mrcore_e2e_buf_fill_range(&f->owner->buf, 0, f->l->len, seed);
+		mrcore_e2e_buf_poison(&f->l->buf);
 	} else {
-		mrcore_e2e_buf_fill(&l->buf, seed);
-		mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len,
+		mrcore_e2e_buf_fill(&f->l->buf, seed);
+		mrcore_e2e_buf_fill_range(&f->owner->buf, 0, f->l->len,
 					  MRCORE_E2E_POISONED);
 	}
 }
@@ -74,37 +79,30 @@ static void io_fill(struct io_owner *owner, struct io_local *l, bool read,
 static void io_moves_data(struct kunit *test)
 {
 	const struct io_param *p = test->param_value;
-	const struct mrcore_shape_desc *d = &mrcore_shapes[p->shape];
 	u32 moved = p->read ? IO_SEED_OWNER : IO_SEED_LOCAL;
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
 	struct rdma_io_ctx ctx;
-	struct io_owner *owner;
+	struct io_fixture f;
 	struct io_local *l;
 	long maps0;
 	int wrs;
 
-	pair = io_pair(test, 1, MRCORE_E2E_IO_PAGES);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, d);
-	pool = io_pool(test, &pair->active, 1, MRCORE_E2E_IO_PAGES);
-	if (p->force)
-		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, p->force));
+	io_fixture_create(test, &f, &mrcore_shapes[p->shape], 1,
+			  MRCORE_E2E_IO_PAGES, p->force);
+	l = f.l;
 
 	/* The source holds its pattern, the sink is poisoned. */
-	io_fill(owner, l, p->read, moved);
+	io_fill(&f, p->read, moved);
 
 	maps0 = rdma_mrcore_dma_maps_live();
-	wrs = io_init(test, &ctx, pool, l, p->bvec, 0, owner, p->read);
+	wrs = io_init(test, &ctx, &f, p->bvec, 0, p->read);
 	KUNIT_ASSERT_GT(test, wrs, 0);
 	kunit_info(test, "%s %llu bytes in %u entries: backend %s, %d WRs, %u MRs\n",
 		   p->read ? "READ" : "WRITE", l->len, l->nents,
 		   rdma_io_ctx_backend(&ctx), wrs, ctx.nr_mrs);
 	if (p->force)
 		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), p->force);
-	KUNIT_ASSERT_EQ(test, p->bvec ? io_run_bvec(test, &pair->active, &ctx) :
-			io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, p->bvec ? io_run_bvec(test, &f.pair->active, &ctx) :
+			io_run(test, &f.pair->active, &ctx), IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
 			    "the I/O left a DMA mapping");
 
@@ -116,10 +114,11 @@ static void io_moves_data(struct kunit *test)
 	mrcore_e2e_expect_data(test, &l->buf, 0, l->len, moved,
 			       p->read ? "local READ sink" :
 					 "local WRITE source");
-	mrcore_e2e_expect_data(test, &owner->buf, 0, l->len, moved,
+	mrcore_e2e_expect_data(test, &f.owner->buf, 0, l->len, moved,
 			       p->read ? "owner READ source" :
 					 "owner WRITE sink");
-	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+			rdma_io_pool_size(f.pool));
 }
 
 /*
@@ -297,29 +296,20 @@ static void io_sizing_check(struct kunit *test, const struct io_sizes *z,
 static void io_sizing(struct kunit *test)
 {
 	const struct io_param *p = test->param_value;
-	const struct mrcore_shape_desc *d = &mrcore_shapes[p->shape];
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
 	struct rdma_io_ctx ctx;
-	struct io_owner *owner;
+	struct io_fixture f;
 	struct io_count *cnt;
 	struct io_tally t;
 	struct io_sizes z;
-	struct io_local *l;
 	int round, wrs;
 	bool mrs = false;
 
 	/* Freed after the pair: no completion comes after its drain. */
 	cnt = kunit_kzalloc(test, sizeof(*cnt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cnt);
-	pair = io_pair(test, 1, MRCORE_E2E_IO_PAGES);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, d);
-	pool = io_pool(test, &pair->active, 1, MRCORE_E2E_IO_PAGES);
-	if (p->force)
-		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, p->force));
-	z = io_sizes(test, &pair->active, l->buf.npages);
+	io_fixture_create(test, &f, &mrcore_shapes[p->shape], 1,
+			  MRCORE_E2E_IO_PAGES, p->force);
+	z = io_sizes(test, &f.pair->active, f.l->buf.npages);
 
 	for (round = 0; round < 3; round++) {
 		bool flush = round == 2;
@@ -329,24 +319,25 @@ static void io_sizing(struct kunit *test)
 		/* An I/O that took no MR left the pool as it was. */
 		if (round == 1 && !mrs)
 			continue;
-		io_fill(owner, l, p->read, IO_SEED_SIZING + round);
+		io_fill(&f, p->read, IO_SEED_SIZING + round);
 		if (flush)
-			io_qp_to_error(test, &pair->active);
-		wrs = io_init(test, &ctx, pool, l, p->bvec, 0, owner, p->read);
+			io_qp_to_error(test, &f.pair->active);
+		wrs = io_init(test, &ctx, &f, p->bvec, 0, p->read);
 		KUNIT_ASSERT_GT(test, wrs, 0);
 		mrs |= ctx.nr_mrs;
-		t = io_run_counted(test, &pair->active, &ctx, p->bvec, cnt);
+		t = io_run_counted(test, &f.pair->active, &ctx, p->bvec, cnt);
 		kunit_info(test, "%s, %u pages, %u SGEs: %u WRs posted, %u completions; helpers %u WRs, %u CQEs\n",
 			   what, z.pages, z.sge, t.posted, t.completions,
 			   z.send_wr, z.cqe);
 		io_sizing_check(test, &z, &t, flush, wrs, what);
 		if (!flush)
-			mrcore_e2e_expect_data(test, p->read ? &l->buf :
-					       &owner->buf, 0, l->len,
+			mrcore_e2e_expect_data(test, p->read ? &f.l->buf :
+					       &f.owner->buf, 0, f.l->len,
 					       IO_SEED_SIZING + round,
 					       "sink of a counted I/O");
 	}
-	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+			rdma_io_pool_size(f.pool));
 }
 
 /*
@@ -371,6 +362,52 @@ static void io_exact_desc(const struct mrcore_shape_desc *d, char *desc)
 
 KUNIT_ARRAY_PARAM(io_exact, io_exact_shapes, io_exact_desc);
 
+/**
+ * struct io_most - the plan that posted the most WRs so far
+ * @wrs: the WRs it posted.
+ * @backend: its backend, NULL before the first plan.
+ * @read: a READ, else a WRITE.
+ */
+struct io_most {
+	u32 wrs;
+	const char *backend;
+	bool read;
+};
+
+/*
+ * One I/O of @backend (a READ if @read) over all of @f's local memory, on
+ * @f's pool as it is: its WRs and completions against @z, its bytes
+ * checked, @most updated.  Returns whether it took MRs (false for a
+ * backend the device cannot use).
+ */
+static bool io_exact_one(struct kunit *test, struct io_fixture *f,
+			 struct io_count *cnt, const struct io_sizes *z,
+			 const char *backend, bool read, u32 seed,
+			 struct io_most *most)
+{
+	struct rdma_io_ctx ctx;
+	struct io_tally t;
+	bool mrs;
+	int wrs;
+
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(f->pool, backend));
+	io_fill(f, read, seed);
+	wrs = io_init(test, &ctx, f, false, 0, read);
+	if (wrs == -EOPNOTSUPP)
+		return false;	/* not this device's */
+	KUNIT_ASSERT_GT_MSG(test, wrs, 0, "%s %s", backend,
+			    read ? "READ" : "WRITE");
+	mrs = ctx.nr_mrs;
+	t = io_run_counted(test, &f->pair->active, &ctx, false, cnt);
+	io_sizing_check(test, z, &t, false, wrs, backend);
+	mrcore_e2e_expect_data(test, read ? &f->l->buf : &f->owner->buf, 0,
+			       f->l->len, seed, backend);
+	if (t.posted > most->wrs)
+		*most = (struct io_most){ .wrs = t.posted, .backend = backend,
+					 .read = read };
+	return mrs;
+}
+
 /*
  * The helpers are exact (their kernel-doc): for an I/O of one entry per
  * page, the most WRs any plan the core may build posts -- each backend
@@ -384,31 +421,23 @@ static void io_sizing_exact(struct kunit *test)
 	static const char *const backends[] = { "frwr", "iwarp", "multiread",
 						"fmr" };
 	const struct mrcore_shape_desc *d = test->param_value;
-	const char *most_b = NULL;
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
+	bool took_mrs[ARRAY_SIZE(backends)][2] = {};
+	struct io_most most = {};
+	u32 seed = IO_SEED_SIZING;
 	struct rdma_io_ctx ctx;
-	struct io_owner *owner;
+	struct io_fixture f;
 	struct io_count *cnt;
-	u32 most = 0, seed = IO_SEED_SIZING;
-	bool most_read = false;
 	struct io_tally t;
 	struct io_sizes z;
-	struct io_local *l;
-	bool took_mrs[ARRAY_SIZE(backends)][2] = {};
 	unsigned int b;
 	int round, rd, wrs;
 
 	cnt = kunit_kzalloc(test, sizeof(*cnt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cnt);
-	pair = io_pair(test, 1, d->nents);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, d);
-	KUNIT_ASSERT_EQ(test, l->nents, d->nents);
-	KUNIT_ASSERT_EQ(test, l->buf.npages, d->nents);
-	pool = io_pool(test, &pair->active, 1, d->nents);
-	z = io_sizes(test, &pair->active, d->nents);
+	io_fixture_create(test, &f, d, 1, d->nents, NULL);
+	KUNIT_ASSERT_EQ(test, f.l->nents, d->nents);
+	KUNIT_ASSERT_EQ(test, f.l->buf.npages, d->nents);
+	z = io_sizes(test, &f.pair->active, d->nents);
 
 	for (round = 0; round < 2; round++) {
 		for (b = 0; b < ARRAY_SIZE(backends); b++) {
@@ -416,51 +445,31 @@ static void io_sizing_exact(struct kunit *test)
 				/* No MR taken: the pool is as it was. */
 				if (round && !took_mrs[b][rd])
 					continue;
-				seed++;
-				KUNIT_ASSERT_EQ(test, 0,
-						rdma_io_pool_force_backend(pool, backends[b]));
-				io_fill(owner, l, rd, seed);
-				wrs = io_init(test, &ctx, pool, l, false, 0,
-					      owner, rd);
-				if (wrs == -EOPNOTSUPP)
-					continue;	/* not this device's */
-				KUNIT_ASSERT_GT_MSG(test, wrs, 0, "%s %s",
-						    backends[b],
-						    rd ? "READ" : "WRITE");
-				took_mrs[b][rd] |= ctx.nr_mrs;
-				t = io_run_counted(test, &pair->active, &ctx,
-						   false, cnt);
-				io_sizing_check(test, &z, &t, false, wrs,
-						backends[b]);
-				mrcore_e2e_expect_data(test, rd ? &l->buf :
-						       &owner->buf, 0, l->len,
-						       seed, backends[b]);
-				if (t.posted > most) {
-					most = t.posted;
-					most_b = backends[b];
-					most_read = rd;
-				}
+				took_mrs[b][rd] |= io_exact_one(test, &f, cnt, &z,
+								backends[b], rd,
+								++seed, &most);
 			}
 		}
 	}
-	KUNIT_ASSERT_NOT_NULL(test, most_b);
+	KUNIT_ASSERT_NOT_NULL(test, most.backend);
 	kunit_info(test, "%u pages, %u SGEs: the most WRs, %u, by %s %s; rdma_io_max_send_wr() %u, rdma_io_max_cqe() %u\n",
-		   z.pages, z.sge, most, most_b, most_read ? "READ" : "WRITE",
-		   z.send_wr, z.cqe);
-	KUNIT_EXPECT_EQ_MSG(test, most, z.send_wr,
+		   z.pages, z.sge, most.wrs, most.backend,
+		   most.read ? "READ" : "WRITE", z.send_wr, z.cqe);
+	KUNIT_EXPECT_EQ_MSG(test, most.wrs, z.send_wr,
 			    "rdma_io_max_send_wr() is not the most any plan posts");
 
 	/* That plan again, in the same state, flushed. */
-	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, most_b));
-	io_qp_to_error(test, &pair->active);
-	wrs = io_init(test, &ctx, pool, l, false, 0, owner, most_read);
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(f.pool, most.backend));
+	io_qp_to_error(test, &f.pair->active);
+	wrs = io_init(test, &ctx, &f, false, 0, most.read);
 	KUNIT_ASSERT_GT(test, wrs, 0);
-	t = io_run_counted(test, &pair->active, &ctx, false, cnt);
+	t = io_run_counted(test, &f.pair->active, &ctx, false, cnt);
 	io_sizing_check(test, &z, &t, true, wrs, "flushed");
-	KUNIT_EXPECT_EQ(test, t.posted, most);
+	KUNIT_EXPECT_EQ(test, t.posted, most.wrs);
 	KUNIT_EXPECT_EQ_MSG(test, t.completions, z.cqe,
 			    "rdma_io_max_cqe() is not the most completions a flush produces");
-	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+			rdma_io_pool_size(f.pool));
 }
 
 /*
@@ -544,27 +553,22 @@ static bool io_expect_only(struct kunit *test, struct mrcore_e2e_buf *buf,
 static void io_skip_moves_data(struct kunit *test)
 {
 	const struct mrcore_scenario *r = test->param_value;
-	const struct mrcore_shape_desc *d = &mrcore_shapes[r->shape];
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
 	struct rdma_io_ctx ctx;
+	struct io_fixture f;
 	struct io_owner *owner;
 	struct io_local *l;
 	u64 moved;
 	long maps0;
 	int wrs;
 
-	pair = io_pair(test, 1, MRCORE_E2E_IO_PAGES);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, d);
+	io_fixture_create(test, &f, &mrcore_shapes[r->shape], 1,
+			  MRCORE_E2E_IO_PAGES, r->force);
+	owner = f.owner;
+	l = f.l;
 	KUNIT_ASSERT_LT(test, (u64)r->skip, l->len);
 	KUNIT_ASSERT_GE_MSG(test, r->skip, l->sg->length,
 			    "the row's offset is inside the first entry");
 	moved = l->len - r->skip;
-	pool = io_pool(test, &pair->active, 1, MRCORE_E2E_IO_PAGES);
-	if (r->force)
-		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, r->force));
 
 	/* The source's moved bytes hold the pattern, everything else poison. */
 	mrcore_e2e_buf_poison(&l->buf);
@@ -577,7 +581,7 @@ static void io_skip_moves_data(struct kunit *test)
 					  IO_SEED_SKIP);
 
 	maps0 = rdma_mrcore_dma_maps_live();
-	wrs = io_init(test, &ctx, pool, l, false, r->skip, owner, r->read);
+	wrs = io_init(test, &ctx, &f, false, r->skip, r->read);
 	KUNIT_ASSERT_GT(test, wrs, 0);
 	kunit_info(test, "%s of %llu bytes, %u skipped: backend %s, %d WRs, %u MRs\n",
 		   r->read ? "READ" : "WRITE", moved, r->skip,
@@ -585,7 +589,7 @@ static void io_skip_moves_data(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx.length, moved);
 	if (r->force)
 		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(&ctx), r->force);
-	KUNIT_ASSERT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, io_run(test, &f.pair->active, &ctx), IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
 			    "the I/O left a DMA mapping");
 
@@ -594,7 +598,8 @@ static void io_skip_moves_data(struct kunit *test)
 		       r->read ? "local READ sink" : "local WRITE source");
 	io_expect_only(test, &owner->buf, 0, moved, IO_SEED_SKIP,
 		       r->read ? "owner READ source" : "owner WRITE sink");
-	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+			rdma_io_pool_size(f.pool));
 }
 
 /*
@@ -604,11 +609,10 @@ static void io_skip_moves_data(struct kunit *test)
  */
 static void io_iwarp_sink_key_dies(struct kunit *test)
 {
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
 	struct mrcore_e2e_wait w;
 	struct io_owner *owner;
 	struct rdma_io_ctx ctx;
+	struct io_fixture f;
 	struct ib_rdma_wr wr;
 	struct io_local *l;
 	struct ib_sge sge;
@@ -616,11 +620,9 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	u64 sink_iova;
 	bool differs = false;
 
-	pair = io_pair(test, 1, 8);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
-	pool = io_pool(test, &pair->active, 1, 8);
+	io_fixture_create(test, &f, &mrcore_shapes[SHAPE_8_PAGES], 1, 8, NULL);
+	owner = f.owner;
+	l = f.l;
 	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, IO_SEED_SINK_SRC);
 	/* The attacker's bytes, 1 MiB into the owner's memory. */
 	mrcore_e2e_buf_fill_range(&owner->buf, SZ_1M, IO_ATTACK_BYTES,
@@ -631,14 +633,12 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, differs,
 			      "the attacker's WRITE would store the sink's own bytes");
 
-	KUNIT_ASSERT_EQ(test, 2, rdma_io_ctx_init(&ctx, pool, l->sg, l->nents,
-						  0, owner->iova, owner->rkey,
-						  DMA_FROM_DEVICE));
+	KUNIT_ASSERT_EQ(test, 2, io_init(test, &ctx, &f, false, 0, true));
 	KUNIT_ASSERT_STREQ(test, rdma_io_ctx_backend(&ctx), "iwarp");
 	KUNIT_ASSERT_EQ(test, ctx.last->opcode, IB_WR_RDMA_READ_WITH_INV);
 	sink_key = ctx.mrs[0]->key;
 	sink_iova = ctx.mrs[0]->iova;
-	KUNIT_ASSERT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, io_run(test, &f.pair->active, &ctx), IB_WC_SUCCESS);
 	KUNIT_ASSERT_TRUE(test, mrcore_e2e_expect_data(test, &l->buf, 0,
 						       l->len,
 						       IO_SEED_SINK_SRC,
@@ -650,11 +650,11 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 	sge.lkey = owner->mr->lkey;
 	mrcore_e2e_wait_init(&w);
 	mrcore_e2e_rdma_wr(&wr, IB_WR_RDMA_WRITE, &sge, sink_iova, sink_key, &w);
-	mrcore_e2e_post(&pair->passive, &wr.wr, &w, IO_TIMEOUT_MS);
+	mrcore_e2e_post(&f.pair->passive, &wr.wr, &w, IO_TIMEOUT_MS);
 	/* iWARP never acknowledges a WRITE: the sender learns of the
 	 * refusal from the TERMINATE, which breaks the connection.
 	 */
-	KUNIT_EXPECT_TRUE(test, mrcore_e2e_qp_failed(&pair->passive, 5000));
+	KUNIT_EXPECT_TRUE(test, mrcore_e2e_qp_failed(&f.pair->passive, 5000));
 	mrcore_e2e_expect_data(test, &l->buf, 0, l->len, IO_SEED_SINK_SRC,
 			       "READ sink after a WRITE with its dead key");
 }

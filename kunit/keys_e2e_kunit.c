@@ -50,6 +50,21 @@ static int keys_init(struct kunit *test, struct rdma_io_ctx *ctx,
 }
 
 /*
+ * @f for I/Os of 8 scattered pages, @max_ctxs at once: the owner's memory
+ * holds its pattern, and for a WRITE the local memory its own.
+ */
+static void keys_setup(struct kunit *test, struct io_fixture *f,
+		       u32 max_ctxs, bool read)
+{
+	io_fixture_create(test, f, &mrcore_shapes[SHAPE_8_PAGES], max_ctxs, 8,
+			  NULL);
+	mrcore_e2e_buf_fill_range(&f->owner->buf, 0, f->l->len,
+				  KEYS_SEED_OWNER);
+	if (!read)
+		mrcore_e2e_buf_fill(&f->l->buf, KEYS_SEED_LOCAL);
+}
+
+/*
  * @bad_rkey: the peer's key is wrong, the I/O fails; @post: else destroyed
  * unposted.
  */
@@ -57,29 +72,19 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 			 bool bad_rkey, const char *what)
 {
 	struct keys_named k[KEYS_MAX_KEYS];
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
-	struct io_owner *owner;
 	struct rdma_io_ctx ctx;
-	struct io_local *l;
+	struct io_fixture f;
 	unsigned int n;
 	u32 rkey;
 	int st;
 
-	pair = io_pair(test, 1, 8);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
-	pool = io_pool(test, &pair->active, 1, 8);
-	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
-	if (!read)
-		mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_LOCAL);
-	rkey = bad_rkey ? owner->rkey ^ 0x80 : owner->rkey;
-	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, pool, l, owner, rkey, read),
-			0);
+	keys_setup(test, &f, 1, read);
+	rkey = bad_rkey ? f.owner->rkey ^ 0x80 : f.owner->rkey;
+	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, f.pool, f.l, f.owner, rkey,
+					read), 0);
 	n = keys_of(&ctx, k);
 	if (post) {
-		st = io_run(test, &pair->active, &ctx);
+		st = io_run(test, &f.pair->active, &ctx);
 		/*
 		 * An iWARP WRITE completes once sent, never acknowledged: the
 		 * peer's refusal is the TERMINATE that breaks the connection,
@@ -88,7 +93,7 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 		if (bad_rkey && !read && io_on_iwarp(test) &&
 		    st == IB_WC_SUCCESS)
 			KUNIT_EXPECT_TRUE_MSG(test,
-					      mrcore_e2e_qp_failed(&pair->active,
+					      mrcore_e2e_qp_failed(&f.pair->active,
 								   5000),
 					      "the WRITE through a bad rkey was not refused");
 		else if (bad_rkey)
@@ -98,7 +103,7 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 	} else {
 		rdma_io_ctx_destroy(&ctx, NULL);
 	}
-	keys_expect_dead(test, pair, k, n, &l->buf, what);
+	keys_expect_dead(test, f.pair, k, n, &f.l->buf, what);
 }
 
 /*
@@ -157,26 +162,18 @@ static void keys_disarm(void *point)
 static void keys_partial_post_fault(struct kunit *test)
 {
 	struct keys_named k[KEYS_MAX_KEYS];
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
-	struct io_owner *owner;
-	struct rdma_io_ctx ctx;
 	struct ib_cqe cqe = {};
-	struct io_local *l;
+	struct rdma_io_ctx ctx;
+	struct io_fixture f;
 	unsigned int n;
 	long maps;
 	int ret;
 
-	pair = io_pair(test, 1, 8);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
-	pool = io_pool(test, &pair->active, 1, 8);
-	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
+	keys_setup(test, &f, 1, true);
 	maps = rdma_mrcore_dma_maps_live();
 	/* REG_MR, then READ_WITH_INV on siw, READ on rxe */
-	KUNIT_ASSERT_EQ(test, keys_init(test, &ctx, pool, l, owner,
-					owner->rkey, true), 2);
+	KUNIT_ASSERT_EQ(test, keys_init(test, &ctx, f.pool, f.l, f.owner,
+					f.owner->rkey, true), 2);
 	n = keys_of(&ctx, k);
 	ret = kunit_add_action_or_reset(test, keys_disarm, (void *)"post_wr");
 	KUNIT_ASSERT_EQ(test, ret, 0);
@@ -188,13 +185,13 @@ static void keys_partial_post_fault(struct kunit *test)
 			    "a chain the driver took in part");
 	/* Let the device run the registration it took, then drain. */
 	msleep(100);
-	ib_drain_qp(pair->active.qp);
+	ib_drain_qp(f.pair->active.qp);
 	rdma_io_ctx_destroy(&ctx, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps,
 			    "the I/O's memory is still mapped");
-	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool),
-			rdma_io_pool_size(pool));
-	keys_expect_dead(test, pair, k, n, &l->buf,
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+			rdma_io_pool_size(f.pool));
+	keys_expect_dead(test, f.pair, k, n, &f.l->buf,
 			 "memory of a partially posted READ after drain and destroy");
 }
 
@@ -534,31 +531,23 @@ static void keys_partial_post_write(struct kunit *test)
 static void keys_qp_destroy(struct kunit *test)
 {
 	struct keys_named k[KEYS_MAX_KEYS];
-	struct mrcore_e2e_pair *pair;
 	struct mrcore_e2e_wait *w;
-	struct rdma_io_pool *pool;
-	struct io_owner *owner;
 	struct rdma_io_ctx ctx;
-	struct io_local *l;
+	struct io_fixture f;
 	unsigned int n;
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	pair = io_pair(test, 1, 8);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
-	pool = io_pool(test, &pair->active, 1, 8);
-	mrcore_e2e_buf_fill_range(&owner->buf, 0, l->len, KEYS_SEED_OWNER);
-	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, pool, l, owner, owner->rkey,
-					true), 0);
+	keys_setup(test, &f, 1, true);
+	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, f.pool, f.l, f.owner,
+					f.owner->rkey, true), 0);
 	n = keys_of(&ctx, k);
 	mrcore_e2e_wait_init(w);
 	KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&ctx, &w->cqe, NULL));
-	rdma_destroy_qp(pair->active.cm_id);
-	pair->active.qp = NULL;
+	rdma_destroy_qp(f.pair->active.cm_id);
+	f.pair->active.qp = NULL;
 	rdma_io_ctx_destroy(&ctx, NULL);
-	keys_expect_dead(test, pair, k, n, &l->buf,
+	keys_expect_dead(test, f.pair, k, n, &f.l->buf,
 			 "memory of a READ after its QP's destroy");
 }
 
@@ -576,33 +565,27 @@ static void keys_recurrence(struct kunit *test)
 {
 	unsigned int i, j, distinct = 0, indices = 0;
 	u64 min = 0;
-	struct mrcore_e2e_pair *pair;
-	struct rdma_io_pool *pool;
-	struct io_owner *owner;
-	struct io_local *l;
+	struct io_fixture f;
 	u32 *keys;
 
 	keys = kunit_kcalloc(test, KEYS_RECUR_IOS, sizeof(*keys), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, keys);
-	pair = io_pair(test, KEYS_RECUR_POOL, 8);
-	owner = io_owner_create(test, pair);
-	KUNIT_ASSERT_NOT_NULL(test, owner);
-	l = io_local_create(test, &mrcore_shapes[SHAPE_8_PAGES]);
-	pool = io_pool(test, &pair->active, KEYS_RECUR_POOL, 8);
-	KUNIT_ASSERT_EQ(test, rdma_io_pool_size(pool), KEYS_RECUR_POOL);
-	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "frwr"));
-	mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_LOCAL);
+	io_fixture_create(test, &f, &mrcore_shapes[SHAPE_8_PAGES],
+			  KEYS_RECUR_POOL, 8, "frwr");
+	KUNIT_ASSERT_EQ(test, rdma_io_pool_size(f.pool), KEYS_RECUR_POOL);
+	mrcore_e2e_buf_fill(&f.l->buf, KEYS_SEED_LOCAL);
 	for (i = 0; i < KEYS_RECUR_IOS; i++) {
 		struct rdma_io_ctx ctx;
 		int st;
 
-		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&ctx, pool, l->sg,
-						       l->nents, 0, owner->iova,
-						       owner->rkey,
+		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&ctx, f.pool, f.l->sg,
+						       f.l->nents, 0,
+						       f.owner->iova,
+						       f.owner->rkey,
 						       DMA_TO_DEVICE), 0);
 		KUNIT_ASSERT_EQ(test, ctx.nr_mrs, 1u);
 		keys[i] = ctx.mrs[0]->key;
-		st = io_run(test, &pair->active, &ctx);
+		st = io_run(test, &f.pair->active, &ctx);
 		KUNIT_ASSERT_EQ_MSG(test, st, IB_WC_SUCCESS, "I/O %u", i);
 	}
 	/* The nearest earlier use of each key value; quadratic, but small. */

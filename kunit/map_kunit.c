@@ -43,6 +43,59 @@ static const void *map_param_gen(const void *prev, char *desc)
 	return NULL;
 }
 
+/*
+ * The row's mapping was made: the device saw the row's pages, the chain is
+ * REG_MR of @key, unsignaled, in front of the caller's @caller, with the
+ * access the row's operations give (@iwarp: a READ sink's grants
+ * REMOTE_WRITE); then the key dies and the MR is unmapped.
+ */
+static void map_case_mapped(struct kunit *test, const struct map_param *param,
+			    struct fake_dev *fd, struct rdma_mr *mr, u8 *arena,
+			    struct ib_send_wr *chain, struct ib_send_wr *caller,
+			    u32 key, u64 iova)
+{
+	const struct mrcore_map_case *row = param->row;
+	struct fake_mr *fmr = container_of(mr->ibmr, struct fake_mr, ibmr);
+	struct ib_reg_wr *reg = container_of(chain, struct ib_reg_wr, wr);
+	struct ib_send_wr *inv = NULL;
+	u64 first = (uintptr_t)arena + row->e[0].page * PAGE_SIZE +
+		    row->e[0].offset;
+
+	KUNIT_EXPECT_EQ(test, fd->map_calls, 1u);
+	KUNIT_EXPECT_EQ(test, fd->last_map_nents, (int)row->nents);
+	KUNIT_EXPECT_EQ(test, fmr->npages, row->expect_pages);
+	KUNIT_EXPECT_EQ(test, fmr->pages[0], first & PAGE_MASK);
+	KUNIT_EXPECT_EQ(test, rdma_mr_length(mr), (u64)row->expect_length);
+	KUNIT_ASSERT_EQ(test, chain->opcode, IB_WR_REG_MR);
+	KUNIT_EXPECT_PTR_EQ(test, chain->next, caller);
+	KUNIT_EXPECT_FALSE(test, chain->send_flags & IB_SEND_SIGNALED);
+	KUNIT_EXPECT_EQ(test, reg->key, key);
+	/* The key rotated away from the one the device handed out. */
+	KUNIT_EXPECT_NE(test, key & 0xff, 0x5au);
+	if (row->use_rkey_entry) {
+		KUNIT_EXPECT_EQ(test, iova, first);
+		KUNIT_EXPECT_EQ(test, !!(reg->access & IB_ACCESS_REMOTE_READ),
+				!!(row->ops & RDMA_MR_REMOTE_READ));
+		KUNIT_EXPECT_EQ(test, !!(reg->access & IB_ACCESS_REMOTE_WRITE),
+				!!(row->ops & RDMA_MR_REMOTE_WRITE));
+	} else {
+		bool sink = row->ops & RDMA_MR_LOCAL_READ_SINK;
+
+		KUNIT_EXPECT_FALSE(test, reg->access & IB_ACCESS_REMOTE_READ);
+		KUNIT_EXPECT_EQ(test, !!(reg->access & IB_ACCESS_REMOTE_WRITE),
+				sink && param->iwarp);
+	}
+
+	if (reg->access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)) {
+		KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), -EBUSY);
+		KUNIT_ASSERT_EQ(test, rdma_invalidate_mr(mr, &inv), 0);
+		KUNIT_ASSERT_NOT_NULL(test, inv);
+		KUNIT_EXPECT_EQ(test, inv->opcode, IB_WR_LOCAL_INV);
+		KUNIT_EXPECT_EQ(test, inv->ex.invalidate_rkey, key);
+	}
+	KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), 0);
+}
+
 static void map_case_test(struct kunit *test)
 {
 	const struct map_param *param = test->param_value;
@@ -87,48 +140,8 @@ static void map_case_test(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, chain, &caller);
 		KUNIT_EXPECT_EQ(test, rdma_mr_length(mr), 0ull);
 	} else {
-		struct fake_mr *fmr = container_of(mr->ibmr, struct fake_mr,
-						   ibmr);
-		struct ib_reg_wr *reg = container_of(chain, struct ib_reg_wr,
-						     wr);
-		struct ib_send_wr *inv = NULL;
-		u64 first = (uintptr_t)arena + row->e[0].page * PAGE_SIZE +
-			    row->e[0].offset;
-
-		KUNIT_EXPECT_EQ(test, fd->map_calls, 1u);
-		KUNIT_EXPECT_EQ(test, fd->last_map_nents, (int)row->nents);
-		KUNIT_EXPECT_EQ(test, fmr->npages, row->expect_pages);
-		KUNIT_EXPECT_EQ(test, fmr->pages[0], first & PAGE_MASK);
-		KUNIT_EXPECT_EQ(test, rdma_mr_length(mr),
-				(u64)row->expect_length);
-		KUNIT_ASSERT_EQ(test, chain->opcode, IB_WR_REG_MR);
-		KUNIT_EXPECT_PTR_EQ(test, chain->next, &caller);
-		KUNIT_EXPECT_FALSE(test, chain->send_flags & IB_SEND_SIGNALED);
-		KUNIT_EXPECT_EQ(test, reg->key, key);
-		/* The key rotated away from the one the device handed out. */
-		KUNIT_EXPECT_NE(test, key & 0xff, 0x5au);
-		if (row->use_rkey_entry) {
-			KUNIT_EXPECT_EQ(test, iova, first);
-			KUNIT_EXPECT_EQ(test, !!(reg->access & IB_ACCESS_REMOTE_READ),
-					!!(row->ops & RDMA_MR_REMOTE_READ));
-			KUNIT_EXPECT_EQ(test, !!(reg->access & IB_ACCESS_REMOTE_WRITE),
-					!!(row->ops & RDMA_MR_REMOTE_WRITE));
-		} else {
-			bool sink = row->ops & RDMA_MR_LOCAL_READ_SINK;
-
-			KUNIT_EXPECT_FALSE(test, reg->access & IB_ACCESS_REMOTE_READ);
-			KUNIT_EXPECT_EQ(test, !!(reg->access & IB_ACCESS_REMOTE_WRITE),
-					sink && param->iwarp);
-		}
-
-		if (reg->access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)) {
-			KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), -EBUSY);
-			KUNIT_ASSERT_EQ(test, rdma_invalidate_mr(mr, &inv), 0);
-			KUNIT_ASSERT_NOT_NULL(test, inv);
-			KUNIT_EXPECT_EQ(test, inv->opcode, IB_WR_LOCAL_INV);
-			KUNIT_EXPECT_EQ(test, inv->ex.invalidate_rkey, key);
-		}
-		KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), 0);
+		map_case_mapped(test, param, fd, mr, arena, chain, &caller,
+				key, iova);
 	}
 	rdma_destroy_mr(mr);
 	KUNIT_EXPECT_EQ(test, fd->frees, fd->allocs);

@@ -231,17 +231,120 @@ static bool removal_debugfs_has(const char *dev)
 	return d;
 }
 
+/*
+ * The passive end exposes REMOVAL_PAGES pages through the map API, for
+ * READs and WRITEs: *@rkey at *@iova.
+ */
+static void removal_expose(struct kunit *test, struct removal_ctx *r,
+			   u32 *rkey, u64 *iova)
+{
+	struct ib_send_wr *reg = NULL;
+	struct mrcore_e2e_wait w;
+
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->exposed,
+						      REMOVAL_PAGES * PAGE_SIZE,
+						      0));
+	r->mr = rdma_create_mr(r->pair->passive.pd, REMOVAL_PAGES,
+			       RDMA_MR_ROLE_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->mr));
+	mrcore_e2e_wait_init(&w);
+	rdma_mr_set_cqe(r->mr, &w.cqe);
+	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(rkey, iova, r->mr,
+						  r->exposed.sg,
+						  r->exposed.nents,
+						  RDMA_MR_REMOTE_READ |
+						  RDMA_MR_REMOTE_WRITE, &reg));
+	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(&r->pair->passive, reg, &w,
+						 REMOVAL_TIMEOUT_MS));
+	rdma_mr_set_cqe(r->mr, NULL);
+}
+
+/*
+ * The active end READs @rkey at @iova, REMOVAL_IOS I/Os at once through MRs
+ * of its pool, and does not wait.
+ */
+static void removal_reads(struct kunit *test, struct removal_ctx *r,
+			  u32 rkey, u64 iova)
+{
+	const struct mrcore_e2e_target *t = test->priv;
+	int i, ret;
+
+	r->pool = rdma_io_pool_create(r->pair->active.qp,
+				      r->pair->active.cm_id->port_num,
+				      REMOVAL_IOS, REMOVAL_PAGES);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
+	ret = rdma_io_pool_force_backend(r->pool, t == &mrcore_e2e_siw ?
+					 "iwarp" : "frwr");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < REMOVAL_IOS; i++) {
+		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->local[i],
+							      REMOVAL_PAGES *
+							      PAGE_SIZE, 0));
+		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&r->ctx[i], r->pool,
+						       r->local[i].sg,
+						       r->local[i].nents, 0,
+						       iova, rkey,
+						       DMA_FROM_DEVICE), 0);
+		mrcore_e2e_wait_init(&r->wait[i]);
+		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&r->ctx[i],
+							  &r->wait[i].cqe,
+							  NULL));
+	}
+}
+
+/*
+ * The attackers, connected after the pair (so rdma_cm tells them of the
+ * removal after it), on the PDs of the keys they will try.
+ */
+static void removal_attackers(struct kunit *test, struct removal_ctx *r)
+{
+	int i, ret;
+
+	KUNIT_ASSERT_GT(test, r->ctx[0].nr_mrs, 0u);
+	r->sink_key = r->ctx[0].mrs[0]->key;
+	r->sink_iova = r->ctx[0].mrs[0]->iova;
+	for (i = 0; i < REMOVAL_ATTACKS; i++) {
+		struct mrcore_e2e_side *owner = removal_attacks[i].exposed ?
+						&r->pair->passive :
+						&r->pair->active;
+
+		ret = mrcore_e2e_pair_create_on_pd(r->pair, owner->pd,
+						   &r->atk[i]);
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker %d: no connection",
+				    i);
+	}
+}
+
+/* Every old key was refused and the memory kept its owners' bytes. */
+static void removal_expect_attacks(struct kunit *test,
+				   const struct removal_ctx *r)
+{
+	int i;
+
+	for (i = 0; i < REMOVAL_ATTACKS; i++) {
+		const struct removal_attack *a = &removal_attacks[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, r->atk_ret[i], 1,
+				    "the attacker's %s through the old %s key 0x%x was not refused",
+				    a->op == IB_WR_RDMA_WRITE ? "WRITE" : "READ",
+				    a->exposed ? "exposed" : "sink",
+				    a->exposed ? r->rkey : r->sink_key);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, r->exposed_kept,
+			      "the exposed memory changed after its unmap");
+	KUNIT_EXPECT_TRUE_MSG(test, r->sink_kept,
+			      "a READ's memory changed after its destroy");
+}
+
 static void removal_while_in_use(struct kunit *test)
 {
 	const struct mrcore_e2e_target *t = test->priv;
 	char name[IB_DEVICE_NAME_MAX];
-	struct ib_send_wr *reg = NULL;
-	struct mrcore_e2e_wait w;
 	struct ib_device *gone;
 	struct removal_ctx *r;
 	unsigned long left;
 	struct mrcore_e2e_caps caps = mrcore_e2e_default_caps;
-	int live, i, ret;
+	int live, ret;
 
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -267,62 +370,11 @@ static void removal_while_in_use(struct kunit *test)
 			   name);
 	KUNIT_ASSERT_TRUE(test, removal_debugfs_has(name));
 
-	/* The passive end exposes 16 pages through the map API. */
-	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->exposed,
-						      REMOVAL_PAGES * PAGE_SIZE,
-						      0));
-	r->mr = rdma_create_mr(r->pair->passive.pd, REMOVAL_PAGES,
-			       RDMA_MR_ROLE_RKEY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(r->mr));
-	mrcore_e2e_wait_init(&w);
-	rdma_mr_set_cqe(r->mr, &w.cqe);
-	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&r->rkey, &r->iova, r->mr,
-						  r->exposed.sg,
-						  r->exposed.nents,
-						  RDMA_MR_REMOTE_READ |
-						  RDMA_MR_REMOTE_WRITE, &reg));
-	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(&r->pair->passive, reg, &w,
-						 REMOVAL_TIMEOUT_MS));
-	rdma_mr_set_cqe(r->mr, NULL);
+	/* The passive end exposes 16 pages; the active end READs them. */
+	removal_expose(test, r, &r->rkey, &r->iova);
+	removal_reads(test, r, r->rkey, r->iova);
 
-	/* The active end READs it, 8 I/Os at once, and does not wait. */
-	r->pool = rdma_io_pool_create(r->pair->active.qp,
-				      r->pair->active.cm_id->port_num,
-				      REMOVAL_IOS, REMOVAL_PAGES);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
-	ret = rdma_io_pool_force_backend(r->pool, t == &mrcore_e2e_siw ?
-					 "iwarp" : "frwr");
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	for (i = 0; i < REMOVAL_IOS; i++) {
-		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&r->local[i],
-							      REMOVAL_PAGES *
-							      PAGE_SIZE, 0));
-		KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&r->ctx[i], r->pool,
-						       r->local[i].sg,
-						       r->local[i].nents, 0,
-						       r->iova, r->rkey,
-						       DMA_FROM_DEVICE), 0);
-		mrcore_e2e_wait_init(&r->wait[i]);
-		KUNIT_ASSERT_EQ(test, 0, rdma_io_ctx_post(&r->ctx[i],
-							  &r->wait[i].cqe,
-							  NULL));
-	}
-
-	KUNIT_ASSERT_GT(test, r->ctx[0].nr_mrs, 0u);
-	r->sink_key = r->ctx[0].mrs[0]->key;
-	r->sink_iova = r->ctx[0].mrs[0]->iova;
-
-	/* The attackers: connected after the pair, on its PDs. */
-	for (i = 0; i < REMOVAL_ATTACKS; i++) {
-		struct mrcore_e2e_side *owner = removal_attacks[i].exposed ?
-						&r->pair->passive :
-						&r->pair->active;
-
-		ret = mrcore_e2e_pair_create_on_pd(r->pair, owner->pd,
-						   &r->atk[i]);
-		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker %d: no connection",
-				    i);
-	}
+	removal_attackers(test, r);
 
 	live = rdma_mrcore_devices_live();
 	/* The work's reference, which the unregistration consumes. */
@@ -337,18 +389,7 @@ static void removal_while_in_use(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, r->teardown_ran);
 	KUNIT_EXPECT_TRUE(test, r->statuses_ok);
 	KUNIT_EXPECT_EQ(test, r->unmap_ret, 0);
-	for (i = 0; i < REMOVAL_ATTACKS; i++)
-		KUNIT_EXPECT_EQ_MSG(test, r->atk_ret[i], 1,
-				    "the attacker's %s through the old %s key 0x%x was not refused",
-				    removal_attacks[i].op == IB_WR_RDMA_WRITE ?
-				    "WRITE" : "READ",
-				    removal_attacks[i].exposed ? "exposed" : "sink",
-				    removal_attacks[i].exposed ? r->rkey :
-								 r->sink_key);
-	KUNIT_EXPECT_TRUE_MSG(test, r->exposed_kept,
-			      "the exposed memory changed after its unmap");
-	KUNIT_EXPECT_TRUE_MSG(test, r->sink_kept,
-			      "a READ's memory changed after its destroy");
+	removal_expect_attacks(test, r);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->pair->removals), 2);
 	/* Pool and MRs are gone: so is the device's state and its files. */
 	KUNIT_EXPECT_EQ(test, rdma_mrcore_devices_live(), live - 1);

@@ -104,6 +104,34 @@ static int scenario_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 				0x1234, dir);
 }
 
+/*
+ * The shape's entries over @arena, each its own @d->stride pages apart;
+ * for a bvec row (@bv not NULL) the same memory as one bio_vec per entry
+ * in *@bv.
+ */
+static struct scatterlist *scenario_memory(struct kunit *test,
+					   const struct mrcore_shape_desc *d,
+					   u8 *arena, struct bio_vec **bv)
+{
+	struct scatterlist *sgl;
+	u32 i;
+
+	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sgl);
+	sg_init_table(sgl, d->nents);
+	for (i = 0; i < d->nents; i++)
+		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
+			   (i ? 0 : d->offset), d->length);
+	if (!bv)
+		return sgl;
+	*bv = kunit_kcalloc(test, d->nents, sizeof(**bv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *bv);
+	for (i = 0; i < d->nents; i++)
+		bvec_set_page(&(*bv)[i], sg_page(&sgl[i]), sgl[i].length,
+			      sgl[i].offset);
+	return sgl;
+}
+
 static void scenario_test(struct kunit *test)
 {
 	const struct mrcore_scenario *row = test->param_value;
@@ -114,14 +142,12 @@ static void scenario_test(struct kunit *test)
 	struct scatterlist *sgl;
 	struct rdma_io_ctx ctx;
 	struct fake_dev *fd;
-	u32 mr_pages, round, i;
+	u32 mr_pages, round;
 	u8 *arena;
 	int wrs, ret;
 
 	fd = fake_dev_create(test, row->profile);
 	arena = fake_arena_alloc(test, MRCORE_SHAPE_ARENA_PAGES);
-	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sgl);
 
 	mr_pages = mrcore_profile_mr_pages(&mrcore_profiles[row->profile]);
 	/* Exactly the MRs the row needs: the second round reuses them all. */
@@ -133,18 +159,7 @@ static void scenario_test(struct kunit *test)
 	if (row->force)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, row->force));
 
-	sg_init_table(sgl, d->nents);
-	for (i = 0; i < d->nents; i++)
-		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
-			   (i ? 0 : d->offset), d->length);
-	/* A bvec row: the same memory, one bio_vec per entry. */
-	if (row->bvec) {
-		bv = kunit_kcalloc(test, d->nents, sizeof(*bv), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, bv);
-		for (i = 0; i < d->nents; i++)
-			bvec_set_page(&bv[i], sg_page(&sgl[i]), sgl[i].length,
-				      sgl[i].offset);
-	}
+	sgl = scenario_memory(test, d, arena, row->bvec ? &bv : NULL);
 
 	if (!row->backend) {
 		wrs = scenario_init(&ctx, pool, row, sgl, bv);

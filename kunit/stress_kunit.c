@@ -594,24 +594,34 @@ static u32 stress_keys_dead(struct kunit *test, struct stress_run *run)
 	return tried;
 }
 
-static void stress_io_many_cpus(struct kunit *test)
+/**
+ * struct stress_tally - the figures of a run
+ * @ios: I/Os issued.
+ * @moved: I/Os that moved their bytes, verified.
+ * @bytes: their bytes.
+ * @refused_forced: I/Os a forced backend refused.
+ * @refused_fault: I/Os an injected failure refused.
+ * @injected: injected failures.
+ * @armed: rounds with a fault point armed.
+ * @by_test_backend: I/Os through the backend the registry thread registers.
+ * @errors: I/Os that went wrong.
+ * @changed: rounds in which the registry changed.
+ * @hits_seen: the most fault hits stress_watch_round() saw at once.
+ */
+struct stress_tally {
+	u64 ios, moved, bytes;
+	u32 refused_forced, refused_fault, injected, armed;
+	u32 by_test_backend, errors, changed;
+	u64 hits_seen;
+};
+
+/* The pools, each on its own pair, and the threads with their memory. */
+static void stress_setup(struct kunit *test, struct stress_run *run)
 {
 	struct mrcore_shape_desc d = { "stress", STRESS_PAGES, 0, PAGE_SIZE,
 				       1 };
-	u32 per_round = STRESS_NR_THREADS * STRESS_ROUND_IOS;
-	u32 rounds = DIV_ROUND_UP(max(stress_ios, 1u), per_round);
-	u64 ios = 0, moved = 0, bytes = 0;
-	u32 refused_forced = 0, refused_fault = 0, injected = 0, armed = 0;
-	u32 by_test_backend = 0, errors = 0, keys, changed = 0, cycles;
-	struct stress_run *run;
-	struct ib_device *dev;
 	unsigned int i, j;
-	u64 hits_seen = 0;
-	long maps0;
-	int r, ret;
 
-	run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, run);
 	run->iwarp = io_on_iwarp(test);
 	init_waitqueue_head(&run->wq);
 	init_completion(&run->round_done);
@@ -641,6 +651,104 @@ static void stress_io_many_cpus(struct kunit *test)
 			t->l[j] = io_local_create(test, &d);
 		stress_fence_create(test, t);
 	}
+}
+
+/*
+ * Round @r: each pool's backend forced, a fault point armed every other
+ * round, the threads woken and watched until they are done.  Returns false
+ * if the round did not end in time.
+ */
+static bool stress_run_round(struct kunit *test, struct stress_run *run, int r,
+			     struct ib_device *dev, struct stress_tally *n)
+{
+	const struct stress_fault *f = NULL;
+	int c0 = atomic_read(&run->reg_cycles);
+	unsigned int i;
+	int ret;
+
+	/* The threads are parked: forcing is allowed now. */
+	for (i = 0; i < STRESS_POOLS; i++) {
+		run->sp[i].forced = stress_pick_backend(run->iwarp);
+		KUNIT_ASSERT_EQ(test, 0,
+				rdma_io_pool_force_backend(run->sp[i].pool,
+							   run->sp[i].forced));
+	}
+	if (r % 2 == 0) {
+		f = &stress_faults[get_random_u32_below(ARRAY_SIZE(stress_faults))];
+		ret = kunit_add_action_or_reset(test, stress_disarm, (void *)f);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_ASSERT_EQ(test, 0,
+				rdma_mrcore_fault_arm(f->name,
+						      get_random_u32_below(8),
+						      1 + get_random_u32_below(2)));
+		n->armed++;
+	}
+	run->fault = f;
+	reinit_completion(&run->round_done);
+	atomic_set(&run->running, STRESS_NR_THREADS);
+	/* The settings above before the round: see the acquire. */
+	smp_store_release(&run->round, r);
+	wake_up_all(&run->wq);
+	if (!stress_watch_round(test, run, dev, &n->hits_seen)) {
+		KUNIT_FAIL(test, "round %d did not end in %u ms", r,
+			   STRESS_ROUND_MS);
+		return false;
+	}
+	if (f) {
+		u32 hits = rdma_mrcore_fault_hits(f->name);
+		u32 round_refused = 0;
+
+		kunit_release_action(test, stress_disarm, (void *)f);
+		for (i = 0; i < STRESS_NR_THREADS; i++)
+			round_refused += run->t[i].refused_fault;
+		round_refused -= n->refused_fault;
+		n->refused_fault += round_refused;
+		n->injected += hits;
+		/* One injected failure refuses one I/O at most. */
+		KUNIT_EXPECT_LE_MSG(test, round_refused, hits,
+				    "round %d: %u I/Os refused by %u %s faults",
+				    r, round_refused, hits, f->name);
+	}
+	n->changed += atomic_read(&run->reg_cycles) != c0;
+	return true;
+}
+
+/* The threads' figures into @n; a thread's errors fail the test. */
+static void stress_sum(struct kunit *test, struct stress_run *run,
+		       struct stress_tally *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < STRESS_NR_THREADS; i++) {
+		struct stress_thread *t = &run->t[i];
+
+		n->ios += t->ios;
+		n->moved += t->moved;
+		n->bytes += t->bytes;
+		n->refused_forced += t->refused_forced;
+		n->by_test_backend += t->by_test_backend;
+		n->errors += t->errors;
+		KUNIT_EXPECT_EQ_MSG(test, t->errors, 0u,
+				    "thread %u: %u errors, the first: %s", i,
+				    t->errors, t->err);
+	}
+}
+
+static void stress_io_many_cpus(struct kunit *test)
+{
+	u32 per_round = STRESS_NR_THREADS * STRESS_ROUND_IOS;
+	u32 rounds = DIV_ROUND_UP(max(stress_ios, 1u), per_round);
+	struct stress_tally n = {};
+	struct stress_run *run;
+	struct ib_device *dev;
+	u32 keys, cycles;
+	unsigned int i;
+	long maps0;
+	int r, ret;
+
+	run = kunit_kzalloc(test, sizeof(*run), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, run);
+	stress_setup(test, run);
 	dev = run->sp[0].pair->active.device;
 	maps0 = rdma_mrcore_dma_maps_live();
 
@@ -651,85 +759,26 @@ static void stress_io_many_cpus(struct kunit *test)
 						&run->t[i], i);
 	run->registry = stress_kthread(test, stress_registry_fn, run,
 				       STRESS_NR_THREADS);
-
-	for (r = 1; r <= rounds; r++) {
-		const struct stress_fault *f = NULL;
-		int c0 = atomic_read(&run->reg_cycles);
-
-		/* The threads are parked: forcing is allowed now. */
-		for (i = 0; i < STRESS_POOLS; i++) {
-			run->sp[i].forced = stress_pick_backend(run->iwarp);
-			KUNIT_ASSERT_EQ(test, 0,
-					rdma_io_pool_force_backend(run->sp[i].pool,
-								   run->sp[i].forced));
-		}
-		if (r % 2 == 0) {
-			f = &stress_faults[get_random_u32_below(ARRAY_SIZE(stress_faults))];
-			ret = kunit_add_action_or_reset(test, stress_disarm,
-							(void *)f);
-			KUNIT_ASSERT_EQ(test, ret, 0);
-			KUNIT_ASSERT_EQ(test, 0,
-					rdma_mrcore_fault_arm(f->name,
-							      get_random_u32_below(8),
-							      1 + get_random_u32_below(2)));
-			armed++;
-		}
-		run->fault = f;
-		reinit_completion(&run->round_done);
-		atomic_set(&run->running, STRESS_NR_THREADS);
-		/* The settings above before the round: see the acquire. */
-		smp_store_release(&run->round, r);
-		wake_up_all(&run->wq);
-		if (!stress_watch_round(test, run, dev, &hits_seen)) {
-			KUNIT_FAIL(test, "round %d did not end in %u ms", r,
-				   STRESS_ROUND_MS);
+	for (r = 1; r <= rounds; r++)
+		if (!stress_run_round(test, run, r, dev, &n))
 			break;
-		}
-		if (f) {
-			u32 hits = rdma_mrcore_fault_hits(f->name);
-			u32 round_refused = 0;
-
-			kunit_release_action(test, stress_disarm, (void *)f);
-			for (i = 0; i < STRESS_NR_THREADS; i++)
-				round_refused += run->t[i].refused_fault;
-			round_refused -= refused_fault;
-			refused_fault += round_refused;
-			injected += hits;
-			/* One injected failure refuses one I/O at most. */
-			KUNIT_EXPECT_LE_MSG(test, round_refused, hits,
-					    "round %d: %u I/Os refused by %u %s faults",
-					    r, round_refused, hits, f->name);
-		}
-		changed += atomic_read(&run->reg_cycles) != c0;
-	}
 	stress_stop(run);
 	cycles = atomic_read(&run->reg_cycles);
+	stress_sum(test, run, &n);
 
-	for (i = 0; i < STRESS_NR_THREADS; i++) {
-		struct stress_thread *t = &run->t[i];
-
-		ios += t->ios;
-		moved += t->moved;
-		bytes += t->bytes;
-		refused_forced += t->refused_forced;
-		by_test_backend += t->by_test_backend;
-		errors += t->errors;
-		KUNIT_EXPECT_EQ_MSG(test, t->errors, 0u,
-				    "thread %u: %u errors, the first: %s", i,
-				    t->errors, t->err);
-	}
 	kunit_info(test, "%llu I/Os on %u threads over %u pools in %u rounds: %llu moved and verified (%llu bytes, %u by %s), %u refused by a forced backend, %u by %u faults injected of %u armed; %u registry cycles, changing in %u rounds\n",
-		   ios, STRESS_NR_THREADS, STRESS_POOLS, r - 1, moved, bytes,
-		   by_test_backend, stress_backend.name, refused_forced,
-		   refused_fault, injected, armed, cycles, changed);
+		   n.ios, STRESS_NR_THREADS, STRESS_POOLS, r - 1, n.moved,
+		   n.bytes, n.by_test_backend, stress_backend.name,
+		   n.refused_forced, n.refused_fault, n.injected, n.armed,
+		   cycles, n.changed);
 	KUNIT_EXPECT_EQ(test, run->reg_err, 0);
-	KUNIT_EXPECT_EQ(test, ios, (u64)rounds * per_round);
+	KUNIT_EXPECT_EQ(test, n.ios, (u64)rounds * per_round);
 	/* Every I/O is accounted for: moved, or refused for its cause. */
-	KUNIT_EXPECT_EQ(test, moved + refused_forced + refused_fault + errors,
-			ios);
-	KUNIT_EXPECT_GT(test, moved, 0ull);
+	KUNIT_EXPECT_EQ(test, n.moved + n.refused_forced + n.refused_fault +
+			n.errors, n.ios);
+	KUNIT_EXPECT_GT(test, n.moved, 0ull);
 	KUNIT_EXPECT_GT_MSG(test, cycles, 0u, "the registry never changed");
-	KUNIT_EXPECT_GT_MSG(test, by_test_backend, 0u,
+	KUNIT_EXPECT_GT_MSG(test, n.by_test_backend, 0u,
 			    "no I/O went through the backend registered under it");
 
 	for (i = 0; i < STRESS_POOLS; i++) {

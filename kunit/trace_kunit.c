@@ -94,17 +94,11 @@ static void trace_detach(void *data)
 	tracepoint_synchronize_unregister();
 }
 
-static void trace_io_events(struct kunit *test)
+/* The probes attached, each event noted in what it returns. */
+static struct trace_seen *trace_attach(struct kunit *test)
 {
-	struct fake_dev *fd = fake_dev_create(test, MRCORE_PROFILE_ROCE);
-	struct ib_wc wc = { .status = IB_WC_SUCCESS };
-	struct ib_wc flush = { .status = IB_WC_WR_FLUSH_ERR };
-	u8 *arena = fake_arena_alloc(test, 512);
-	struct rdma_io_ctx ctx, dry;
-	struct rdma_io_pool *pool;
-	struct scatterlist *sgl;
 	struct trace_seen *seen;
-	int i, ret;
+	int ret;
 
 	seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, seen);
@@ -118,7 +112,59 @@ static void trace_io_events(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, ret);
 	ret = kunit_add_action_or_reset(test, trace_detach, seen);
 	KUNIT_ASSERT_EQ(test, 0, ret);
+	return seen;
+}
 
+/*
+ * Forced onto an MR, and seen as forced; the pool's one MR taken, the next
+ * I/O finds the pool dry; then the first is flushed.
+ */
+static void trace_forced_and_dry(struct kunit *test, struct trace_seen *seen,
+				 struct rdma_io_pool *pool,
+				 struct scatterlist *sgl)
+{
+	struct ib_wc flush = { .status = IB_WC_WR_FLUSH_ERR };
+	struct rdma_io_ctx ctx, dry;
+
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "frwr"));
+	KUNIT_ASSERT_EQ(test, 2, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
+						  0x10000, 1, DMA_TO_DEVICE));
+	KUNIT_EXPECT_STREQ(test, seen->backend, "frwr");
+	KUNIT_EXPECT_STREQ(test, seen->why, "forced");
+	KUNIT_EXPECT_EQ(test, seen->wrs, 2u);
+	/* REG_MR + WRITE on a clean MR, 1 MR at 144, 256 pages at 1 */
+	KUNIT_EXPECT_EQ(test, seen->cost, 2 * 16u + 144 + 256);
+	KUNIT_EXPECT_EQ(test, seen->maps, 1u);
+	KUNIT_EXPECT_EQ(test, seen->last_map_key, ctx.mrs[0]->key);
+
+	KUNIT_EXPECT_EQ(test, seen->exhausted, 0u);
+	KUNIT_EXPECT_EQ(test, -EAGAIN,
+			rdma_io_ctx_init(&dry, pool, sgl, 256, 0, 0x10000, 1,
+					 DMA_TO_DEVICE));
+	KUNIT_EXPECT_EQ(test, seen->exhausted, 1u);
+	KUNIT_EXPECT_STREQ(test, seen->dry_dev, "mrc_trace0");
+	KUNIT_EXPECT_EQ(test, seen->dry_qpn, 0x2au);
+	KUNIT_EXPECT_EQ(test, seen->dry_wanted, 1u);
+	KUNIT_EXPECT_EQ(test, seen->dry_free, 0u);
+
+	rdma_io_ctx_destroy(&ctx, &flush);
+	KUNIT_EXPECT_EQ(test, seen->dones, 2u);
+	KUNIT_EXPECT_EQ(test, seen->done_status, (int)IB_WC_WR_FLUSH_ERR);
+	rdma_io_pool_drain(pool);
+}
+
+static void trace_io_events(struct kunit *test)
+{
+	struct fake_dev *fd = fake_dev_create(test, MRCORE_PROFILE_ROCE);
+	struct ib_wc wc = { .status = IB_WC_SUCCESS };
+	u8 *arena = fake_arena_alloc(test, 512);
+	struct rdma_io_pool *pool;
+	struct scatterlist *sgl;
+	struct trace_seen *seen;
+	struct rdma_io_ctx ctx;
+	int i;
+
+	seen = trace_attach(test);
 	sgl = kunit_kcalloc(test, 256, sizeof(*sgl), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sgl);
 	sg_init_table(sgl, 256);
@@ -148,33 +194,7 @@ static void trace_io_events(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen->done_qpn, 0x2au);
 	KUNIT_EXPECT_EQ(test, seen->done_status, (int)IB_WC_SUCCESS);
 
-	/* Forced onto an MR, and seen as forced; then flushed. */
-	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "frwr"));
-	KUNIT_ASSERT_EQ(test, 2, rdma_io_ctx_init(&ctx, pool, sgl, 256, 0,
-						  0x10000, 1, DMA_TO_DEVICE));
-	KUNIT_EXPECT_STREQ(test, seen->backend, "frwr");
-	KUNIT_EXPECT_STREQ(test, seen->why, "forced");
-	KUNIT_EXPECT_EQ(test, seen->wrs, 2u);
-	/* REG_MR + WRITE on a clean MR, 1 MR at 144, 256 pages at 1 */
-	KUNIT_EXPECT_EQ(test, seen->cost, 2 * 16u + 144 + 256);
-	KUNIT_EXPECT_EQ(test, seen->maps, 1u);
-	KUNIT_EXPECT_EQ(test, seen->last_map_key, ctx.mrs[0]->key);
-
-	/* The pool's one MR is taken: the next I/O finds the pool dry. */
-	KUNIT_EXPECT_EQ(test, seen->exhausted, 0u);
-	KUNIT_EXPECT_EQ(test, -EAGAIN,
-			rdma_io_ctx_init(&dry, pool, sgl, 256, 0, 0x10000, 1,
-					 DMA_TO_DEVICE));
-	KUNIT_EXPECT_EQ(test, seen->exhausted, 1u);
-	KUNIT_EXPECT_STREQ(test, seen->dry_dev, "mrc_trace0");
-	KUNIT_EXPECT_EQ(test, seen->dry_qpn, 0x2au);
-	KUNIT_EXPECT_EQ(test, seen->dry_wanted, 1u);
-	KUNIT_EXPECT_EQ(test, seen->dry_free, 0u);
-
-	rdma_io_ctx_destroy(&ctx, &flush);
-	KUNIT_EXPECT_EQ(test, seen->dones, 2u);
-	KUNIT_EXPECT_EQ(test, seen->done_status, (int)IB_WC_WR_FLUSH_ERR);
-	rdma_io_pool_drain(pool);
+	trace_forced_and_dry(test, seen, pool, sgl);
 
 	/* Never posted: no completion, and the event says so. */
 	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, NULL));

@@ -188,6 +188,28 @@ static void ulp_expect_keys_dead(struct kunit *test, struct mrcore_xchg *x,
 	}
 }
 
+/*
+ * A new exchange of @kind whose chain @c->post is cut after its first WR;
+ * *@maps0: the core's DMA mappings live before it runs (for
+ * ulp_expect_cut()).
+ */
+static struct mrcore_xchg *ulp_xchg_cut(struct kunit *test,
+					enum mrcore_xchg_kind kind,
+					const struct ulp_cut *c, long *maps0)
+{
+	struct mrcore_xchg *x = ulp_xchg(test, kind);
+
+	x->cut_post = c->post;
+	x->cut_after = 1;
+	*maps0 = rdma_mrcore_dma_maps_live();
+	return x;
+}
+
+/*
+ * The cut exchange @x (ulp_xchg_cut()) failed with @ret and left nothing:
+ * no DMA mapping, no live key; @cmem, the client's memory, holds @seed's
+ * bytes after every try of a key.
+ */
 static void ulp_expect_cut(struct kunit *test, struct mrcore_xchg *x, int ret,
 			   long maps0, struct mrcore_e2e_buf *cmem, u32 seed)
 {
@@ -249,14 +271,35 @@ KUNIT_ARRAY_PARAM_DESC(nfs, nfs_cases, desc);
 #define NFS_SEED_DATA	0x6001
 #define NFS_SEED_REPLY	0x6002
 
+/*
+ * The key the case probes: the one the server invalidated, or the client's
+ * last one, which it invalidated itself.
+ */
+static const struct mrcore_xchg_key *
+nfs_probed_key(struct kunit *test, const struct mrcore_xchg *x,
+	       const struct nfs_case *c)
+{
+	const struct mrcore_xchg_key *key = &x->keys[x->nr_keys - 1];
+	unsigned int i;
+
+	if (c->probe_remote) {
+		for (i = 0; i < x->nr_keys; i++)
+			if (x->keys[i].remote_inv)
+				key = &x->keys[i];
+		KUNIT_ASSERT_TRUE(test, key->remote_inv);
+	} else {
+		KUNIT_ASSERT_FALSE(test, key->remote_inv);
+	}
+	return key;
+}
+
 static void nfs_exchange(struct kunit *test)
 {
 	const struct nfs_case *c = test->param_value;
 	struct mrcore_e2e_buf *cdata, *sdata, *creply = NULL, *sreply = NULL;
 	struct mrcore_e2e_buf *probe;
-	const struct mrcore_xchg_key *key;
-	unsigned int segs, i;
 	struct mrcore_xchg *x;
+	unsigned int segs;
 	int ret;
 
 	cdata = ulp_buf(test, NFS_DATA_BYTES);
@@ -300,16 +343,7 @@ static void nfs_exchange(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->nr_keys, segs + (c->read_rpc ? 1 : 0));
 	KUNIT_EXPECT_EQ(test, ulp_remote_invalidated(x), c->remote_inv ? 1u : 0u);
 
-	key = &x->keys[x->nr_keys - 1];
-	if (c->probe_remote) {
-		for (i = 0; i < x->nr_keys; i++)
-			if (x->keys[i].remote_inv)
-				key = &x->keys[i];
-		KUNIT_ASSERT_TRUE(test, key->remote_inv);
-	} else {
-		KUNIT_ASSERT_FALSE(test, key->remote_inv);
-	}
-	ulp_expect_dead(test, x, key, probe);
+	ulp_expect_dead(test, x, nfs_probed_key(test, x, c), probe);
 	/* The client's memory still holds what the exchange left there. */
 	mrcore_e2e_expect_data(test, cdata, 0, cdata->len, NFS_SEED_DATA,
 			       "client data after the dead key");
@@ -370,10 +404,7 @@ static void nfs_partial_post(struct kunit *test)
 	sdata = ulp_buf(test, NFS_DATA_BYTES);
 	creply = ulp_buf(test, ULP_REPLY_BYTES);
 	sreply = ulp_buf(test, ULP_REPLY_BYTES);
-	x = ulp_xchg(test, MRCORE_XCHG_NFS);
-	x->cut_post = c->post;
-	x->cut_after = 1;
-	maps0 = rdma_mrcore_dma_maps_live();
+	x = ulp_xchg_cut(test, MRCORE_XCHG_NFS, c, &maps0);
 	if (c->read) {
 		mrcore_e2e_buf_fill(sdata, NFS_SEED_DATA);
 		mrcore_e2e_buf_fill(sreply, NFS_SEED_REPLY);
@@ -566,10 +597,7 @@ static void iser_partial_post(struct kunit *test)
 
 	ini = ulp_buf(test, SZ_128K);
 	tgt = ulp_buf(test, SZ_128K);
-	x = ulp_xchg(test, MRCORE_XCHG_ISER);
-	x->cut_post = c->post;
-	x->cut_after = 1;
-	maps0 = rdma_mrcore_dma_maps_live();
+	x = ulp_xchg_cut(test, MRCORE_XCHG_ISER, c, &maps0);
 	mrcore_e2e_buf_fill(c->read ? tgt : ini, ISER_SEED);
 	ret = mrcore_xchg_iser(x, c->read, ini, tgt, false);
 	ulp_expect_cut(test, x, ret, maps0, ini, ULP_SEED_CUT);

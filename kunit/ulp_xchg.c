@@ -355,22 +355,45 @@ static int xchg_cut_done(struct mrcore_xchg *x, enum mrcore_xchg_post n,
 	return ret;
 }
 
-/* ---- NFS-style ---- */
-
-static void xchg_nfs_req_done(struct mrcore_nfs_req *req, int status)
+/* The adapters' callbacks: the client's or initiator's request is done. */
+static void xchg_active_done(struct mrcore_xchg *x, int status)
 {
-	struct mrcore_xchg *x = container_of(req, struct mrcore_xchg, nfs_req);
-
 	x->active_status = status;
 	complete(&x->active_done);
 }
 
-static void xchg_nfs_rpc_done(struct mrcore_nfs_rpc *rpc, int status)
+/* The server's or target's I/O or reply is done. */
+static void xchg_passive_done(struct mrcore_xchg *x, int status)
 {
-	struct mrcore_xchg *x = container_of(rpc, struct mrcore_xchg, nfs_rpc);
-
 	x->passive_status = status;
 	complete(&x->passive_done);
+}
+
+/*
+ * The server's or target's post that returned @ret, its chain cut or
+ * released already: wait for the adapter's callback, return its status.
+ */
+static int xchg_srv_wait(struct mrcore_xchg *x, int ret)
+{
+	if (!ret)
+		ret = xchg_wait(&x->pair->passive, &x->passive_done);
+	if (!ret)
+		ret = x->passive_status;
+	return ret;
+}
+
+/* ---- NFS-style ---- */
+
+static void xchg_nfs_req_done(struct mrcore_nfs_req *req, int status)
+{
+	xchg_active_done(container_of(req, struct mrcore_xchg, nfs_req),
+			 status);
+}
+
+static void xchg_nfs_rpc_done(struct mrcore_nfs_rpc *rpc, int status)
+{
+	xchg_passive_done(container_of(rpc, struct mrcore_xchg, nfs_rpc),
+			  status);
 }
 
 /* Post both RECVs and start the client's request. */
@@ -403,6 +426,23 @@ static void xchg_add_keys(struct mrcore_xchg *x,
 		k->writable = writable;
 		k->remote_inv = false;
 	}
+}
+
+/*
+ * The client registers all of @buf as a chunk of @type into @chunk, its
+ * keys noted in @x->keys (writable for the server's WRITEs).
+ */
+static int xchg_nfs_register(struct mrcore_xchg *x, u32 type,
+			     struct mrcore_e2e_buf *buf,
+			     struct mrcore_nfs_chunk *chunk, bool writable)
+{
+	int ret;
+
+	ret = mrcore_nfs_req_register(&x->nfs_req, type, buf->pages,
+				      buf->offset, buf->len, chunk);
+	if (!ret)
+		xchg_add_keys(x, chunk, writable);
+	return ret;
 }
 
 /* The reply's Receive completion says which key the server invalidated. */
@@ -457,15 +497,52 @@ static int xchg_nfs_get_call(struct mrcore_xchg *x, struct xchg_nfs_call *call)
 	return ret;
 }
 
-/* The client posts its registrations and the call. */
-static int xchg_nfs_send(struct mrcore_xchg *x)
+/*
+ * The client starts a request of @proc for @len bytes: both RECVs posted,
+ * the adapter's request set up, @call's header filled.  Nothing to finish
+ * if it fails.
+ */
+static int xchg_nfs_start(struct mrcore_xchg *x, struct xchg_nfs_call *call,
+			  u32 proc, u64 len)
 {
 	int ret;
 
+	if (len > U32_MAX)
+		return -EINVAL;
+	ret = xchg_begin(x);
+	if (ret)
+		return ret;
+	mrcore_nfs_req_init(&x->nfs_req, x->nfs_clnt, &x->send_wr,
+			    xchg_nfs_req_done);
+	call->proc = proc;
+	call->len = len;
+	return 0;
+}
+
+/* The client posts its registrations and @call. */
+static int xchg_nfs_send(struct mrcore_xchg *x,
+			 const struct xchg_nfs_call *call)
+{
+	int ret;
+
+	xchg_msg_send(&x->call_tx, &x->send_wr, call, sizeof(*call),
+		      &x->call_sent);
 	xchg_cut_arm(x, MRCORE_XCHG_POST_CALL);
 	ret = mrcore_nfs_req_send(&x->nfs_req);
 	return xchg_cut_done(x, MRCORE_XCHG_POST_CALL, &x->pair->active, ret,
 			     NULL, 0);
+}
+
+/* The client's WRITE call: all of @data its read chunk; @call sent. */
+static int xchg_nfs_write_call(struct mrcore_xchg *x,
+			       struct mrcore_e2e_buf *data,
+			       struct xchg_nfs_call *call)
+{
+	int ret;
+
+	ret = xchg_nfs_register(x, MRCORE_NFS_READ_CHUNK, data, &call->read,
+				false);
+	return ret ? ret : xchg_nfs_send(x, call);
 }
 
 /* The server sends its reply and waits for the adapter's callback. */
@@ -486,8 +563,7 @@ static int xchg_nfs_reply(struct mrcore_xchg *x,
 		mrcore_nfs_rpc_release(&x->nfs_rpc);
 	if (ret)
 		return ret;
-	ret = xchg_wait(p, &x->passive_done);
-	return ret ? ret : x->passive_status;
+	return xchg_srv_wait(x, 0);
 }
 
 /**
@@ -512,24 +588,12 @@ int mrcore_xchg_nfs_write(struct mrcore_xchg *x, struct mrcore_e2e_buf *data,
 	struct xchg_nfs_call call = {};
 	int ret;
 
-	if (data->len != sink->len || data->len > U32_MAX)
+	if (data->len != sink->len)
 		return -EINVAL;
-	ret = xchg_begin(x);
+	ret = xchg_nfs_start(x, &call, XCHG_NFS_WRITE, data->len);
 	if (ret)
 		return ret;
-	mrcore_nfs_req_init(&x->nfs_req, x->nfs_clnt, &x->send_wr,
-			    xchg_nfs_req_done);
-	call.proc = XCHG_NFS_WRITE;
-	call.len = data->len;
-	ret = mrcore_nfs_req_register(&x->nfs_req, MRCORE_NFS_READ_CHUNK,
-				      data->pages, data->offset, data->len,
-				      &call.read);
-	if (ret)
-		return xchg_nfs_finish(x, ret);
-	xchg_add_keys(x, &call.read, false);
-	xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
-		      &x->call_sent);
-	ret = xchg_nfs_send(x);
+	ret = xchg_nfs_write_call(x, data, &call);
 	if (ret)
 		return xchg_nfs_finish(x, ret);
 
@@ -545,10 +609,7 @@ int mrcore_xchg_nfs_write(struct mrcore_xchg *x, struct mrcore_e2e_buf *data,
 		      x->nfs_rpc.nr_io);
 	if (ret == -EINPROGRESS)
 		mrcore_nfs_rpc_release(&x->nfs_rpc);
-	if (!ret)
-		ret = xchg_wait(p, &x->passive_done);
-	if (!ret)
-		ret = x->passive_status;
+	ret = xchg_srv_wait(x, ret);
 	reply.status = ret;
 	reply.len = ret ? 0 : call.len;
 	if (!ret)
@@ -580,31 +641,19 @@ int mrcore_xchg_nfs_read(struct mrcore_xchg *x, struct mrcore_e2e_buf *src,
 	int ret;
 
 	if (src->len != data->len || reply_src->len != reply_dst->len ||
-	    data->len > U32_MAX || reply_dst->len > U32_MAX)
+	    reply_dst->len > U32_MAX)
 		return -EINVAL;
-	ret = xchg_begin(x);
+	ret = xchg_nfs_start(x, &call, XCHG_NFS_READ, data->len);
 	if (ret)
 		return ret;
-	mrcore_nfs_req_init(&x->nfs_req, x->nfs_clnt, &x->send_wr,
-			    xchg_nfs_req_done);
-	call.proc = XCHG_NFS_READ;
-	call.len = data->len;
 	call.reply_len = reply_dst->len;
-	ret = mrcore_nfs_req_register(&x->nfs_req, MRCORE_NFS_WRITE_CHUNK,
-				      data->pages, data->offset, data->len,
-				      &call.write);
-	if (ret)
-		return xchg_nfs_finish(x, ret);
-	xchg_add_keys(x, &call.write, true);
-	ret = mrcore_nfs_req_register(&x->nfs_req, MRCORE_NFS_REPLY_CHUNK,
-				      reply_dst->pages, reply_dst->offset,
-				      reply_dst->len, &call.reply);
-	if (ret)
-		return xchg_nfs_finish(x, ret);
-	xchg_add_keys(x, &call.reply, true);
-	xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
-		      &x->call_sent);
-	ret = xchg_nfs_send(x);
+	ret = xchg_nfs_register(x, MRCORE_NFS_WRITE_CHUNK, data, &call.write,
+				true);
+	if (!ret)
+		ret = xchg_nfs_register(x, MRCORE_NFS_REPLY_CHUNK, reply_dst,
+					&call.reply, true);
+	if (!ret)
+		ret = xchg_nfs_send(x, &call);
 	if (ret)
 		return xchg_nfs_finish(x, ret);
 
@@ -649,24 +698,10 @@ int mrcore_xchg_nfs_abandon(struct mrcore_xchg *x, struct mrcore_e2e_buf *data)
 	struct xchg_nfs_call call = {};
 	int ret, err;
 
-	if (data->len > U32_MAX)
-		return -EINVAL;
-	ret = xchg_begin(x);
+	ret = xchg_nfs_start(x, &call, XCHG_NFS_WRITE, data->len);
 	if (ret)
 		return ret;
-	mrcore_nfs_req_init(&x->nfs_req, x->nfs_clnt, &x->send_wr,
-			    xchg_nfs_req_done);
-	call.proc = XCHG_NFS_WRITE;
-	call.len = data->len;
-	ret = mrcore_nfs_req_register(&x->nfs_req, MRCORE_NFS_READ_CHUNK,
-				      data->pages, data->offset, data->len,
-				      &call.read);
-	if (!ret) {
-		xchg_add_keys(x, &call.read, false);
-		xchg_msg_send(&x->call_tx, &x->send_wr, &call, sizeof(call),
-			      &x->call_sent);
-		ret = xchg_nfs_send(x);
-	}
+	ret = xchg_nfs_write_call(x, data, &call);
 	if (!ret)
 		ret = xchg_nfs_get_call(x, &call);
 	/* No reply will come. */
@@ -682,19 +717,60 @@ EXPORT_SYMBOL_NS_GPL(mrcore_xchg_nfs_abandon, MRCORE_HARNESS);
 
 static void xchg_iser_task_done(struct mrcore_iser_task *task, int status)
 {
-	struct mrcore_xchg *x = container_of(task, struct mrcore_xchg,
-					     iser_task);
-
-	x->active_status = status;
-	complete(&x->active_done);
+	xchg_active_done(container_of(task, struct mrcore_xchg, iser_task),
+			 status);
 }
 
 static void xchg_iser_cmd_done(struct mrcore_iser_cmd *cmd, int status)
 {
-	struct mrcore_xchg *x = container_of(cmd, struct mrcore_xchg, iser_cmd);
+	xchg_passive_done(container_of(cmd, struct mrcore_xchg, iser_cmd),
+			  status);
+}
 
-	x->passive_status = status;
-	complete(&x->passive_done);
+/*
+ * The initiator registers @ini for a SCSI READ or WRITE into @cmd (its
+ * STag noted in @x->keys) and sends the command; the target receives it.
+ * Returns -errno with nothing registered if the registration failed
+ * (*@reg false), else the first error of the send.
+ */
+static int xchg_iser_send(struct mrcore_xchg *x, bool scsi_read,
+			  struct mrcore_e2e_buf *ini,
+			  struct xchg_iser_cmd *cmd, bool *reg)
+{
+	struct mrcore_e2e_side *a = &x->pair->active;
+	int ret;
+
+	*reg = false;
+	if (ini->len > U32_MAX)
+		return -EINVAL;
+	ret = xchg_begin(x);
+	if (ret)
+		return ret;
+	cmd->scsi_read = scsi_read;
+	cmd->len = ini->len;
+	ret = mrcore_iser_task_reg(&x->iser_task, x->iser_conn,
+				   scsi_read ? MRCORE_ISER_DATA_IN :
+					       MRCORE_ISER_DATA_OUT,
+				   ini->sg, ini->nents, &x->send_wr, &cmd->stag,
+				   &cmd->va, xchg_iser_task_done);
+	if (ret)
+		return ret;
+	*reg = true;
+	x->keys[0] = (struct mrcore_xchg_key){
+		.handle = cmd->stag, .addr = cmd->va, .len = cmd->len,
+		.writable = scsi_read,
+	};
+	x->nr_keys = 1;
+	xchg_msg_send(&x->call_tx, &x->send_wr, cmd, sizeof(*cmd),
+		      &x->call_sent);
+	xchg_cut_arm(x, MRCORE_XCHG_POST_CALL);
+	ret = mrcore_iser_task_send(&x->iser_task);
+	xchg_cut_done(x, MRCORE_XCHG_POST_CALL, a, ret, NULL, 0);
+	if (!ret)
+		ret = xchg_wait_wc(a, &x->call_sent);
+	if (!ret)
+		ret = xchg_wait_wc(&x->pair->passive, &x->call_recv);
+	return ret;
 }
 
 /* The initiator's end of a task: response, STag dead, callback. */
@@ -730,40 +806,17 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 		     struct mrcore_e2e_buf *ini, struct mrcore_e2e_buf *tgt,
 		     bool remote_inv)
 {
-	struct mrcore_e2e_side *a = &x->pair->active;
 	struct mrcore_e2e_side *p = &x->pair->passive;
 	struct xchg_iser_rsp rsp = {};
 	struct xchg_iser_cmd cmd = {};
+	bool reg;
 	int ret;
 
-	if (ini->len != tgt->len || ini->len > U32_MAX)
+	if (ini->len != tgt->len)
 		return -EINVAL;
-	ret = xchg_begin(x);
-	if (ret)
+	ret = xchg_iser_send(x, scsi_read, ini, &cmd, &reg);
+	if (!reg)
 		return ret;
-	cmd.scsi_read = scsi_read;
-	cmd.len = ini->len;
-	ret = mrcore_iser_task_reg(&x->iser_task, x->iser_conn,
-				   scsi_read ? MRCORE_ISER_DATA_IN :
-					       MRCORE_ISER_DATA_OUT,
-				   ini->sg, ini->nents, &x->send_wr, &cmd.stag,
-				   &cmd.va, xchg_iser_task_done);
-	if (ret)
-		return ret;	/* nothing registered */
-	x->keys[0] = (struct mrcore_xchg_key){
-		.handle = cmd.stag, .addr = cmd.va, .len = cmd.len,
-		.writable = scsi_read,
-	};
-	x->nr_keys = 1;
-	xchg_msg_send(&x->call_tx, &x->send_wr, &cmd, sizeof(cmd),
-		      &x->call_sent);
-	xchg_cut_arm(x, MRCORE_XCHG_POST_CALL);
-	ret = mrcore_iser_task_send(&x->iser_task);
-	xchg_cut_done(x, MRCORE_XCHG_POST_CALL, a, ret, NULL, 0);
-	if (!ret)
-		ret = xchg_wait_wc(a, &x->call_sent);
-	if (!ret)
-		ret = xchg_wait_wc(p, &x->call_recv);
 	if (!ret)
 		ret = xchg_msg_read(&x->call_rx, &x->call_recv, &cmd,
 				    sizeof(cmd));
@@ -780,10 +833,7 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 			      &x->iser_cmd.io, 1);
 		if (ret == -EINPROGRESS)
 			mrcore_iser_cmd_release(&x->iser_cmd);
-		if (!ret)
-			ret = xchg_wait(p, &x->passive_done);
-		if (!ret)
-			ret = x->passive_status;
+		ret = xchg_srv_wait(x, ret);
 		reinit_completion(&x->passive_done);
 	} else {
 		ret = mrcore_iser_cmd_data_in(&x->iser_cmd, tgt->sg,
@@ -800,11 +850,7 @@ int mrcore_xchg_iser(struct mrcore_xchg *x, bool scsi_read,
 		      x->iser_cmd.io_live);
 	if (ret == -EINPROGRESS)
 		mrcore_iser_cmd_release(&x->iser_cmd);
-	if (!ret)
-		ret = xchg_wait(p, &x->passive_done);
-	if (!ret)
-		ret = x->passive_status;
-	return xchg_iser_finish(x, ret);
+	return xchg_iser_finish(x, xchg_srv_wait(x, ret));
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_xchg_iser, MRCORE_HARNESS);
 
@@ -828,34 +874,12 @@ int mrcore_xchg_iser_abandon(struct mrcore_xchg *x, bool scsi_read,
 			     struct mrcore_e2e_buf *ini)
 {
 	struct xchg_iser_cmd cmd = {};
+	bool reg;
 	int ret, err;
 
-	if (ini->len > U32_MAX)
-		return -EINVAL;
-	ret = xchg_begin(x);
-	if (ret)
+	ret = xchg_iser_send(x, scsi_read, ini, &cmd, &reg);
+	if (!reg)
 		return ret;
-	cmd.scsi_read = scsi_read;
-	cmd.len = ini->len;
-	ret = mrcore_iser_task_reg(&x->iser_task, x->iser_conn,
-				   scsi_read ? MRCORE_ISER_DATA_IN :
-					       MRCORE_ISER_DATA_OUT,
-				   ini->sg, ini->nents, &x->send_wr, &cmd.stag,
-				   &cmd.va, xchg_iser_task_done);
-	if (ret)
-		return ret;	/* nothing registered */
-	x->keys[0] = (struct mrcore_xchg_key){
-		.handle = cmd.stag, .addr = cmd.va, .len = cmd.len,
-		.writable = scsi_read,
-	};
-	x->nr_keys = 1;
-	xchg_msg_send(&x->call_tx, &x->send_wr, &cmd, sizeof(cmd),
-		      &x->call_sent);
-	ret = mrcore_iser_task_send(&x->iser_task);
-	if (!ret)
-		ret = xchg_wait_wc(&x->pair->active, &x->call_sent);
-	if (!ret)
-		ret = xchg_wait_wc(&x->pair->passive, &x->call_recv);
 	/* No response will come. */
 	mrcore_iser_task_response(&x->iser_task, NULL);
 	err = xchg_wait(&x->pair->active, &x->active_done);

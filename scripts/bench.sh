@@ -26,15 +26,9 @@
 # A quick smoke run: MRCORE_BENCH_ROW_MS=200 MRCORE_BENCH_ROUNDS=1 make bench
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=${MRCORE_BENCH_OUT:-$TOP/build/bench}
-mkdir -p "$OUT"
-exec 8>"$OUT/.lock"
-if ! flock -n 8; then
-	echo "bench: another run is using $OUT; waiting for it"
-	flock 8
-fi
-start=$(date +%s)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+guest_start bench "${MRCORE_BENCH_OUT:-$TOP/build/bench}"
 
 # The bench flavour of the kernel, and perftest in the initramfs: both
 # reach scripts/guest-build.sh, scripts/test-kernel.sh and
@@ -42,15 +36,10 @@ start=$(date +%s)
 export MRCORE_KERNEL_FLAVOUR=bench
 export MRCORE_INITRAMFS_PERFTEST=1
 
-KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
-if [ ! -f "$KDIR/.mrcore-key" ]; then
-	echo "bench: the bench kernel is not built yet: building it now (about"
-	echo "bench: 7 min on 2 idle cores, once; cached in $KDIR)"
-fi
-if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
-	echo "bench: build failed" >&2
-	exit 1
-fi
+guest_kdir
+guest_unbuilt "the bench kernel is not built yet: building it now (about" \
+	"7 min on 2 idle cores, once; cached in $KDIR)"
+guest_build "$OUT"
 
 num() { # name value: a positive integer or die
 	case "$2" in
@@ -104,15 +93,9 @@ smp=${MRCORE_QEMU_SMP:-$(nproc)}
 [ "$smp" -le 4 ] || smp=4
 echo "bench: booting the guest (QEMU TCG, $mode mode, $smp vCPUs): perftest, then"
 echo "bench: mrcore_bench ($row_ms ms x $rounds runs per implementation and row)"
-boot=$(date +%s)
-set +e
-MRCORE_QEMU_MEM=${MRCORE_QEMU_MEM:-3072} \
-	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-	--initrd "$OUT/initramfs.cpio.gz" --mode bench --out "$OUT" \
+MRCORE_QEMU_MEM=${MRCORE_QEMU_MEM:-3072} guest_qemu bench \
 	--timeout "${MRCORE_QEMU_TIMEOUT:-2400}" --append "$append"
-rc=$?
-set -e
-echo "bench: guest ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
+guest_ran
 echo
 # Debian's python3-matplotlib is in the system interpreter's path; a python3
 # found first on PATH (a virtualenv, pyenv) may not see it.

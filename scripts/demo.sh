@@ -10,37 +10,19 @@
 # verified or the kernel reports a problem.
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=${MRCORE_DEMO_OUT:-$TOP/build/demo}
-mkdir -p "$OUT"
-# One run per output directory at a time (and QEMU runs are CPU-bound).
-exec 8>"$OUT/.lock"
-if ! flock -n 8; then
-	echo "demo: another run is using $OUT; waiting for it"
-	flock 8
-fi
-start=$(date +%s)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+guest_start demo "${MRCORE_DEMO_OUT:-$TOP/build/demo}"
 
-KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
-if [ ! -f "$KDIR/.mrcore-key" ]; then
-	echo "demo: the test kernel is not built yet: building it now from Debian's"
-	echo "demo: linux-source-6.12 with KUnit, rxe, siw, KASAN, lockdep, kmemleak"
-	echo "demo: (about 11 min on an idle 2-core machine, up to about 45 under load; once, cached in $KDIR)"
-fi
-if ! "$TOP/scripts/guest-build.sh" "$OUT"; then
-	echo "demo: build failed" >&2
-	exit 1
-fi
-KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+guest_kdir
+guest_unbuilt "the test kernel is not built yet: building it now from Debian's" \
+	"linux-source-6.12 with KUnit, rxe, siw, KASAN, lockdep, kmemleak" \
+	"(about 11 min on an idle 2-core machine, up to about 45 under load; once, cached in $KDIR)"
+guest_build "$OUT"
 
 echo "demo: booting the guest (QEMU TCG): siw0/siw1 on veth 192.0.2.1/.2,"
 echo "demo: rxe0/rxe1 on veth 198.51.100.1/.2; loading rdma_mrcore, the harness, the demo"
-set +e
-"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-	--initrd "$OUT/initramfs.cpio.gz" --mode demo --out "$OUT" \
-	--timeout "${MRCORE_QEMU_TIMEOUT:-600}"
-rc=$?
-set -e
+guest_qemu demo --timeout "${MRCORE_QEMU_TIMEOUT:-600}"
 echo "demo: done in $(($(date +%s) - start)) s; console: $OUT/console.log"
 echo
-exec python3 "$TOP/scripts/guest-report.py" demo "$OUT" "$KSRC" "$TOP" "$rc"
+guest_report demo "$rc"

@@ -24,21 +24,19 @@
 # "kcsan: N passed, M failed, R KCSAN reports".
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=${MRCORE_KCSAN_OUT:-$TOP/build/kcsan}
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+guest_start kcsan "${MRCORE_KCSAN_OUT:-$TOP/build/kcsan}"
 read -r -a globs <<<"${MRCORE_KCSAN_GLOBS:-mrcore_flush_* mrcore_soak_* mrcore_stress_* mrcore_removal_*}"
 params="mrcore_io_e2e.stress_ios=${MRCORE_KCSAN_STRESS_IOS:-4096}"
 params+=" mrcore_io_e2e.soak_ios=${MRCORE_KCSAN_SOAK_IOS:-1000}"
-mkdir -p "$OUT"
 
 export MRCORE_KERNEL_FLAVOUR=kcsan
 export MRCORE_QEMU_SMP=4
 
-KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
-if [ ! -f "$KDIR/.mrcore-key" ]; then
-	echo "kcsan: the KCSAN kernel is not built yet: building it now (about"
-	echo "kcsan: 20 min on 2 cores, once; cached in $KDIR)"
-fi
+guest_kdir
+guest_unbuilt "the KCSAN kernel is not built yet: building it now (about" \
+	"20 min on 2 cores, once; cached in $KDIR)"
 
 pass=0 fail=0 n=0 reports=0
 for g in "${globs[@]}"; do

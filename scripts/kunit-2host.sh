@@ -28,7 +28,8 @@
 # initramfs of build/kunit/ (make kunit's, which make check has just built).
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 OUT=${MRCORE_KUNIT_2HOST_OUT:-$TOP/build/kunit-2host}
 BUILD=
 if [ "${1:-}" = --smoke ]; then
@@ -42,34 +43,15 @@ fi
 BUILD=${BUILD:-$OUT}
 TMO=${MRCORE_2HOST_TIMEOUT:-3600}
 mkdir -p "$OUT" "$BUILD"
-exec 8>"$OUT/.lock"
-if ! flock -n 8; then
-	echo "kunit-2host: another run is using $OUT; waiting for it"
-	flock 8
-fi
-start=$(date +%s)
-
-if ! python3 "$TOP/scripts/guest-report.py" --self-test "$TOP" >"$OUT/report-self-test.log"; then
-	cat "$OUT/report-self-test.log"
-	echo "kunit-2host: 0 passed, 1 failed, 0 skipped (guest-report.py --self-test failed)"
-	exit 1
-fi
+guest_start kunit-2host "$OUT" counts
+guest_self_test
 
 if [ "$BUILD" != "$OUT" ]; then
 	# make kunit's build: not while a make kunit uses it.
-	exec 6>"$BUILD/.lock"
-	if ! flock -n 6; then
-		echo "kunit-2host: a make kunit is using $BUILD; waiting for it"
-		flock 6
-	fi
+	guest_lock "$BUILD/.lock" "kunit-2host: a make kunit is using $BUILD; waiting for it"
 fi
 echo "kunit-2host: building what is stale (in $BUILD)"
-if ! "$TOP/scripts/guest-build.sh" "$BUILD"; then
-	echo "kunit-2host: 0 passed, 1 failed, 0 skipped (build failed)"
-	exit 1
-fi
-KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
-KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+guest_build "$BUILD"
 
 # Both guests run together: take the machine's guest lock once for the
 # pair (scripts/qemu-run.sh), not once per guest.

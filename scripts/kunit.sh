@@ -26,39 +26,16 @@
 # (module parameters on the command line are passed to insmod by the guest).
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=${MRCORE_KUNIT_OUT:-$TOP/build/kunit}
-mkdir -p "$OUT"
-# One run per output directory at a time (and QEMU runs are CPU-bound).
-exec 8>"$OUT/.lock"
-if ! flock -n 8; then
-	echo "kunit: another run is using $OUT; waiting for it"
-	flock 8
-fi
-start=$(date +%s)
-
-if ! python3 "$TOP/scripts/guest-report.py" --self-test "$TOP" >"$OUT/report-self-test.log"; then
-	cat "$OUT/report-self-test.log"
-	echo "kunit: 0 passed, 1 failed, 0 skipped (guest-report.py --self-test failed)"
-	exit 1
-fi
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+guest_start kunit "${MRCORE_KUNIT_OUT:-$TOP/build/kunit}" counts
+guest_self_test
 
 echo "kunit: building what is stale (the test kernel, the first time: about 11 min on an idle 2-core machine, up to about 45 under load)"
-if ! MRCORE_GUEST_SAMPLE=1 "$TOP/scripts/guest-build.sh" "$OUT"; then
-	echo "kunit: 0 passed, 1 failed, 0 skipped (build failed)"
-	exit 1
-fi
-KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
-KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+MRCORE_GUEST_SAMPLE=1 guest_build "$OUT"
 
 echo "kunit: booting the guest (TCG; the e2e suites take a few minutes)"
-boot=$(date +%s)
-set +e
-"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-	--initrd "$OUT/initramfs.cpio.gz" --mode kunit --out "$OUT" \
-	--append "${MRCORE_KUNIT_APPEND:-}"
-rc=$?
-set -e
-echo "kunit: guest ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
+guest_qemu kunit --append "${MRCORE_KUNIT_APPEND:-}"
+guest_ran
 
-exec python3 "$TOP/scripts/guest-report.py" kunit "$OUT" "$KSRC" "$TOP" "$rc"
+guest_report kunit "$rc"

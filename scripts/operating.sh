@@ -19,25 +19,13 @@
 # checks that the names the page quotes exist in the code.
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=${MRCORE_OPERATING_OUT:-$TOP/build/operating}
-mkdir -p "$OUT"
-exec 8>"$OUT/.lock"
-flock 8
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+guest_start operating "${MRCORE_OPERATING_OUT:-$TOP/build/operating}"
 
-if ! MRCORE_GUEST_SAMPLE=1 "$TOP/scripts/guest-build.sh" "$OUT"; then
-	echo "operating: build failed" >&2
-	exit 1
-fi
-KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
-KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+MRCORE_GUEST_SAMPLE=1 guest_build "$OUT"
 
 echo "operating: booting the guest (QEMU TCG) in operate mode"
-set +e
-"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-	--initrd "$OUT/initramfs.cpio.gz" --mode operate --out "$OUT" \
-	--timeout "${MRCORE_QEMU_TIMEOUT:-900}"
-rc=$?
-set -e
+guest_qemu operate --timeout "${MRCORE_QEMU_TIMEOUT:-900}"
 
-exec python3 "$TOP/scripts/guest-report.py" operate "$OUT" "$KSRC" "$TOP" "$rc"
+guest_report operate "$rc"

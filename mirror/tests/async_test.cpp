@@ -258,7 +258,52 @@ TEST_F(AsyncTest, RemoteAccessErrorPutsBothQpsInError)
 }
 
 class AsyncSeedTest : public AsyncTest,
-		      public ::testing::WithParamInterface<uint64_t> {};
+		      public ::testing::WithParamInterface<uint64_t> {
+protected:
+	static constexpr unsigned int kIos = 4, kPages = 8;
+
+	// kIos I/Os of kPages pages on each of two connections: the
+	// fixture's, and qp2_ with a pool of its own; frwr forced on both.
+	void SetUpTwoConnections()
+	{
+		SetUpIo(sim::kRoce, kIos, kPages);
+		ExposeRemote(2 * kIos * kPages * PAGE_SIZE);
+		ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+		qp2_ = local_.hca->create_qp(local_.pd);
+		ib_qp *peer2 = peer_.hca->create_qp(peer_.pd);
+		sim::connect(qp2_, peer2);
+		pool2_ = rdma_io_pool_create(qp2_, 1, kIos, kPages);
+		ASSERT_FALSE(IS_ERR(pool2_));
+		ASSERT_EQ(rdma_io_pool_force_backend(pool2_, "frwr"), 0);
+	}
+
+	// I/O @i, a READ over @sg that completed into @cqe or was flushed:
+	// a completed one moved its bytes; a flushed one never ran (its sink
+	// pages hold their poison) and was on the broken connection.
+	// Destroyed with its completion; returns whether it completed.
+	bool Settle(unsigned int i, rdma_io_ctx *ctx, const Sg &sg,
+		    const ib_cqe *cqe)
+	{
+		ib_wc wc = Wc(StatusOf(i < kIos ? local_.qp : qp2_, cqe));
+		bool ok = wc.status == IB_WC_SUCCESS;
+
+		if (ok) {
+			EXPECT_TRUE(ReadLanded(sg, i * kPages)) << "I/O " << i;
+		} else {
+			for (const scatterlist &s : sg.entries())
+				EXPECT_TRUE(Untouched(std::span(
+					static_cast<const u8 *>(s.buf), s.length)))
+					<< "flushed I/O " << i;
+			EXPECT_EQ(wc.status, IB_WC_WR_FLUSH_ERR) << "I/O " << i;
+			EXPECT_GE(i, kIos) << "a flush on the healthy QP";
+		}
+		rdma_io_ctx_destroy(ctx, &wc);
+		return ok;
+	}
+
+	ib_qp *qp2_ = nullptr;
+	rdma_io_pool *pool2_ = nullptr;
+};
 
 // Many I/Os on two connections, the devices interleaved at random, one
 // connection broken part way: whatever completed moved the right bytes,
@@ -266,84 +311,54 @@ class AsyncSeedTest : public AsyncTest,
 // after their device MRs were replaced, and none is handed out before.
 TEST_P(AsyncSeedTest, CompletedAndFlushedMixed)
 {
-	constexpr unsigned int kIos = 4, kPages = 8;
 	const uint64_t seed = GetParam();
 
-	{
-		SetUpIo(sim::kRoce, kIos, kPages);
-		ExposeRemote(2 * kIos * kPages * PAGE_SIZE);
-		ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
-		// A second connection with a pool of its own.
-		ib_qp *qp2 = local_.hca->create_qp(local_.pd);
-		ib_qp *peer2 = peer_.hca->create_qp(peer_.pd);
-		sim::connect(qp2, peer2);
-		rdma_io_pool *pool2 = rdma_io_pool_create(qp2, 1, kIos, kPages);
-		ASSERT_FALSE(IS_ERR(pool2));
-		ASSERT_EQ(rdma_io_pool_force_backend(pool2, "frwr"), 0);
-		Prepare(true, unsigned(seed));
+	ASSERT_NO_FATAL_FAILURE(SetUpTwoConnections());
+	Prepare(true, unsigned(seed));
 
-		rdma_io_ctx ctx[2 * kIos];
-		Sg sg[2 * kIos];
-		ib_cqe cqe[2 * kIos] = {};
-		std::vector<u32> keys;
-		for (unsigned int i = 0; i < 2 * kIos; i++) {
-			rdma_io_pool *p = i < kIos ? pool_ : pool2;
-			for (unsigned int j = 0; j < kPages; j++)
-				sg[i].add(arena_, 2 * (i * kPages + j), 0, PAGE_SIZE);
-			ASSERT_EQ(rdma_io_ctx_init(&ctx[i], p, sg[i].get(), kPages,
-						   0, remote_.addr(i * kPages * PAGE_SIZE),
-						   rkey(), DMA_FROM_DEVICE), 2);
-			keys.push_back(ctx[i].mrs[0]->key);
-			ASSERT_EQ(rdma_io_ctx_post(&ctx[i], &cqe[i], nullptr), 0);
-		}
-		// Some random progress, then the second connection breaks.
-		std::mt19937_64 rng(seed);
-		for (int k = 0; k < 4; k++)
-			sim::step(rng() & 1 ? qp2 : local_.qp, rng() % 3);
-		sim::set_qp_error(qp2);
-		sim::drain_random(seed);
-
-		unsigned int ok = 0, flushed = 0;
-		for (unsigned int i = 0; i < 2 * kIos; i++) {
-			ib_qp *qp = i < kIos ? local_.qp : qp2;
-			ib_wc wc = Wc(StatusOf(qp, &cqe[i]));
-
-			if (wc.status == IB_WC_SUCCESS) {
-				EXPECT_TRUE(ReadLanded(sg[i], i * kPages)) << "I/O " << i;
-				ok++;
-			} else {
-				// Flushed: the READ never ran, its sink
-				// pages hold their poison.
-				for (const scatterlist &s : sg[i].entries())
-					EXPECT_TRUE(Untouched(std::span(
-						static_cast<const u8 *>(s.buf), s.length)))
-						<< "flushed I/O " << i;
-				EXPECT_EQ(wc.status, IB_WC_WR_FLUSH_ERR) << "I/O " << i;
-				EXPECT_GE(i, kIos) << "a flush on the healthy QP";
-				flushed++;
-			}
-			rdma_io_ctx_destroy(&ctx[i], &wc);
-		}
-		EXPECT_EQ(ok + flushed, 2 * kIos);
-		// No I/O wrote between the sink pages, none changed the source.
-		for (unsigned int p = 1; p < 4 * kIos * kPages; p += 2)
-			EXPECT_TRUE(Untouched(arena_.span(p * PAGE_SIZE, PAGE_SIZE)))
-				<< "page " << p;
-		EXPECT_TRUE(Untouched(remote_));
-		EXPECT_GE(ok, kIos);
-		EXPECT_GE(flushed, 1u) << "the seed broke nothing";
-		EXPECT_EQ(sim::counters().dma_maps_live, 0);
-		// The flushed I/Os' MRs got new device MRs in their destroy,
-		// which killed their keys before the memory went back.
-		EXPECT_EQ(pool2->nr_free, pool2->nr_total);
-		unsigned int dead = 0;
-		for (unsigned int i = kIos; i < 2 * kIos; i++)
-			dead += !local_.hca->find_mr(keys[i]);
-		EXPECT_EQ(dead, flushed);
-		EXPECT_EQ(rdma_io_pool_drain(pool_), kIos);
-		EXPECT_EQ(rdma_io_pool_drain(pool2), kIos);
-		rdma_io_pool_destroy(pool2);
+	rdma_io_ctx ctx[2 * kIos];
+	Sg sg[2 * kIos];
+	ib_cqe cqe[2 * kIos] = {};
+	std::vector<u32> keys;
+	for (unsigned int i = 0; i < 2 * kIos; i++) {
+		rdma_io_pool *p = i < kIos ? pool_ : pool2_;
+		for (unsigned int j = 0; j < kPages; j++)
+			sg[i].add(arena_, 2 * (i * kPages + j), 0, PAGE_SIZE);
+		ASSERT_EQ(rdma_io_ctx_init(&ctx[i], p, sg[i].get(), kPages,
+					   0, remote_.addr(i * kPages * PAGE_SIZE),
+					   rkey(), DMA_FROM_DEVICE), 2);
+		keys.push_back(ctx[i].mrs[0]->key);
+		ASSERT_EQ(rdma_io_ctx_post(&ctx[i], &cqe[i], nullptr), 0);
 	}
+	// Some random progress, then the second connection breaks.
+	std::mt19937_64 rng(seed);
+	for (int k = 0; k < 4; k++)
+		sim::step(rng() & 1 ? qp2_ : local_.qp, rng() % 3);
+	sim::set_qp_error(qp2_);
+	sim::drain_random(seed);
+
+	unsigned int ok = 0;
+	for (unsigned int i = 0; i < 2 * kIos; i++)
+		ok += Settle(i, &ctx[i], sg[i], &cqe[i]);
+	unsigned int flushed = 2 * kIos - ok;
+	// No I/O wrote between the sink pages, none changed the source.
+	for (unsigned int p = 1; p < 4 * kIos * kPages; p += 2)
+		EXPECT_TRUE(Untouched(arena_.span(p * PAGE_SIZE, PAGE_SIZE)))
+			<< "page " << p;
+	EXPECT_TRUE(Untouched(remote_));
+	EXPECT_GE(ok, kIos);
+	EXPECT_GE(flushed, 1u) << "the seed broke nothing";
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+	// The flushed I/Os' MRs got new device MRs in their destroy, which
+	// killed their keys before the memory went back.
+	EXPECT_EQ(pool2_->nr_free, pool2_->nr_total);
+	unsigned int dead = 0;
+	for (unsigned int i = kIos; i < 2 * kIos; i++)
+		dead += !local_.hca->find_mr(keys[i]);
+	EXPECT_EQ(dead, flushed);
+	EXPECT_EQ(rdma_io_pool_drain(pool_), kIos);
+	EXPECT_EQ(rdma_io_pool_drain(pool2_), kIos);
+	rdma_io_pool_destroy(pool2_);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, AsyncSeedTest, ::testing::Range<uint64_t>(1, 13));

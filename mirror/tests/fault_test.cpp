@@ -67,16 +67,12 @@ protected:
 		ib_wc ok{};
 		rdma_io_ctx_destroy(&ctx, &ok);
 	}
-};
 
-TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
-{
-	const mrcore_fault_case &c = GetParam();
-	long maps = sim::counters().dma_maps_live;
-	long mrs = sim::counters().mrs_live;
-
-	switch (c.op) {
-	case FAULT_OP_MAP_RKEY: {
+	// rdma_map_sg_rkey() fails with nothing mapped (@maps DMA mappings
+	// live before), then maps, and the peer READs through the key.
+	void MapRkeyCase(long maps)
+	{
+		const mrcore_fault_case &c = GetParam();
 		rdma_mr *mr = rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_RKEY);
 		ASSERT_FALSE(IS_ERR(mr));
 		Sg sg;
@@ -98,29 +94,34 @@ TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
 		Post(local_.qp, inv);
 		ASSERT_EQ(rdma_unmap_mr(mr), 0);
 		rdma_destroy_mr(mr);
-		break;
 	}
-	case FAULT_OP_CREATE_MR: {
+
+	// rdma_create_mr(), or rdma_io_pool_create() (@pool), fails with no
+	// MR left (@mrs live before), then works.
+	void CreateCase(long mrs, bool pool)
+	{
+		auto create = [&]() -> void * {
+			if (pool)
+				return rdma_io_pool_create(local_.qp, 1, 4, 512);
+			return rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_LKEY);
+		};
+
 		Arm();
-		EXPECT_EQ(PTR_ERR(rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_LKEY)),
-			  c.expect);
+		EXPECT_EQ(PTR_ERR(create()), GetParam().expect);
 		EXPECT_EQ(sim::counters().mrs_live, mrs);
-		rdma_mr *mr = rdma_create_mr(local_.pd, 8, RDMA_MR_ROLE_LKEY);
-		ASSERT_FALSE(IS_ERR(mr));
-		rdma_destroy_mr(mr);
-		break;
+		void *made = create();
+		ASSERT_FALSE(IS_ERR(made));
+		if (pool)
+			rdma_io_pool_destroy(static_cast<rdma_io_pool *>(made));
+		else
+			rdma_destroy_mr(static_cast<rdma_mr *>(made));
 	}
-	case FAULT_OP_POOL_CREATE: {
-		Arm();
-		EXPECT_EQ(PTR_ERR(rdma_io_pool_create(local_.qp, 1, 4, 512)),
-			  c.expect);
-		EXPECT_EQ(sim::counters().mrs_live, mrs);
-		rdma_io_pool *p = rdma_io_pool_create(local_.qp, 1, 4, 512);
-		ASSERT_FALSE(IS_ERR(p));
-		rdma_io_pool_destroy(p);
-		break;
-	}
-	case FAULT_OP_IO_INIT: {
+
+	// rdma_io_ctx_init() fails, or falls back to the case's backend and
+	// moves the data; nothing is left (@maps DMA mappings live before).
+	void IoInitCase(long maps)
+	{
+		const mrcore_fault_case &c = GetParam();
 		rdma_io_ctx ctx;
 		Sg sg;
 		Prepare(c.read, 11);
@@ -140,10 +141,13 @@ TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
 		}
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
-		IoWorks();
-		break;
 	}
-	case FAULT_OP_IO_POST: {
+
+	// rdma_io_ctx_post() is refused: nothing completes, nothing moves,
+	// nothing is left (@maps DMA mappings live before).
+	void IoPostCase(long maps)
+	{
+		const mrcore_fault_case &c = GetParam();
 		rdma_io_ctx ctx;
 		Sg sg;
 		Prepare(c.read, 11);
@@ -158,9 +162,33 @@ TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
 		rdma_io_ctx_destroy(&ctx, nullptr);
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
+	}
+};
+
+TEST_P(FaultTest, ErrorThenNothingLeftThenItWorks)
+{
+	const mrcore_fault_case &c = GetParam();
+	long maps = sim::counters().dma_maps_live;
+	long mrs = sim::counters().mrs_live;
+
+	switch (c.op) {
+	case FAULT_OP_MAP_RKEY:
+		ASSERT_NO_FATAL_FAILURE(MapRkeyCase(maps));
+		break;
+	case FAULT_OP_CREATE_MR:
+		ASSERT_NO_FATAL_FAILURE(CreateCase(mrs, false));
+		break;
+	case FAULT_OP_POOL_CREATE:
+		ASSERT_NO_FATAL_FAILURE(CreateCase(mrs, true));
+		break;
+	case FAULT_OP_IO_INIT:
+		ASSERT_NO_FATAL_FAILURE(IoInitCase(maps));
 		IoWorks();
 		break;
-	}
+	case FAULT_OP_IO_POST:
+		ASSERT_NO_FATAL_FAILURE(IoPostCase(maps));
+		IoWorks();
+		break;
 	}
 	EXPECT_EQ(rdma_mrcore_fault_hits(c.point), 1);
 }

@@ -36,6 +36,27 @@ protected:
 		::testing::AssertionResult r = Moved(moves);
 		return r ? Untouched(remote_) : r;
 	}
+
+	// The map API once: an rkey mapping of the arena's first page,
+	// invalidated locally, unmapped.
+	void MapInvalidateUnmap()
+	{
+		rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
+		ASSERT_FALSE(IS_ERR(mr));
+		Sg sm;
+		sm.add(arena_, 0, 0, PAGE_SIZE);
+		ib_send_wr *chain = nullptr;
+		u32 key;
+		u64 iova;
+		ASSERT_EQ(rdma_map_sg_rkey(&key, &iova, mr, sm.get(), 1,
+					   RDMA_MR_REMOTE_READ, &chain), 0);
+		Post(local_.qp, chain);
+		chain = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
+		Post(local_.qp, chain);
+		ASSERT_EQ(rdma_unmap_mr(mr), 0);
+		rdma_destroy_mr(mr);
+	}
 };
 
 TEST_F(IoBehaviourTest, DryPoolFallsBackToMultiread)
@@ -563,21 +584,7 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	rdma_io_ctx_destroy(&c, nullptr);		// never posted
 
 	// The map API: one rkey mapping, invalidated locally, unmapped.
-	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_RKEY);
-	ASSERT_FALSE(IS_ERR(mr));
-	Sg sm;
-	sm.add(arena_, 0, 0, PAGE_SIZE);
-	ib_send_wr *chain = nullptr;
-	u32 key;
-	u64 iova;
-	ASSERT_EQ(rdma_map_sg_rkey(&key, &iova, mr, sm.get(), 1,
-				   RDMA_MR_REMOTE_READ, &chain), 0);
-	Post(local_.qp, chain);
-	chain = nullptr;
-	ASSERT_EQ(rdma_invalidate_mr(mr, &chain), 0);
-	Post(local_.qp, chain);
-	ASSERT_EQ(rdma_unmap_mr(mr), 0);
-	rdma_destroy_mr(mr);
+	ASSERT_NO_FATAL_FAILURE(MapInvalidateUnmap());
 
 	auto n = DeviceFile("local", "counters");
 	EXPECT_EQ(n["ios"], "3");

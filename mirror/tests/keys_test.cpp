@@ -64,6 +64,26 @@ protected:
 					       IB_WC_GENERAL_ERR_FOR_TESTS);
 	}
 
+	// The I/O most cases start with: the remote memory exposed, the
+	// buffers prepared for @read with @seed, and ctx_ initialized over
+	// io_sg_ (InitMrIo()); keys_ its keys.  Returns its WRs.
+	int StartIo(bool read, u32 seed)
+	{
+		ExposeRemote(16 * PAGE_SIZE);
+		Prepare(read, seed);
+		int wrs = InitMrIo(&ctx_, &io_sg_, read, remote_.addr(0));
+		if (wrs > 0)
+			keys_ = KeysOf(ctx_);
+		return wrs;
+	}
+
+	// ctx_'s WRs name the peer's memory with a wrong rkey.
+	void SpoilRkey()
+	{
+		for (u32 i = 0; i < ctx_.nr_mrs; i++)
+			ctx_.wrs[i].rkey = rkey() ^ 0x80;
+	}
+
 	void PartialPost(bool read);
 	void QpDestroyedInFlight(bool read);
 
@@ -76,6 +96,9 @@ protected:
 		return IB_WC_GENERAL_ERR_FOR_TESTS;
 	}
 
+	rdma_io_ctx ctx_{};
+	Sg io_sg_;
+	std::vector<Named> keys_;
 };
 
 // The hole this file was written for: an iWARP READ whose completion fails
@@ -86,79 +109,52 @@ TEST_P(KeyLifecycleTest, IwarpFailedReadSinkKeyDeadAtDestroy)
 {
 	if (!GetParam()->iwarp)
 		GTEST_SKIP() << "READ sinks are local-only here";
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(true, 1);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
-	ASSERT_STREQ(rdma_io_ctx_backend(&ctx), "iwarp");
-	std::vector<Named> keys = KeysOf(ctx);
+	ASSERT_GT(StartIo(true, 1), 0);
+	ASSERT_STREQ(rdma_io_ctx_backend(&ctx_), "iwarp");
 	// The peer's key is wrong: the READ fails at the responder.
-	for (u32 i = 0; i < ctx.nr_mrs; i++)
-		ctx.wrs[i].rkey = rkey() ^ 0x80;
-	ib_wc wc = RunToEnd(&ctx);
+	SpoilRkey();
+	ib_wc wc = RunToEnd(&ctx_);
 	ASSERT_EQ(wc.status, IB_WC_REM_ACCESS_ERR);
-	rdma_io_ctx_destroy(&ctx, &wc);
-	ExpectAllDead(keys, arena_, 2);
+	rdma_io_ctx_destroy(&ctx_, &wc);
+	ExpectAllDead(keys_, arena_, 2);
 }
 
 TEST_P(KeyLifecycleTest, SuccessfulReadKeysDeadAtDestroy)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(true, 3);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
-	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_GT(StartIo(true, 3), 0);
+	ib_wc wc = Wc(RunIo(&ctx_));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
-	EXPECT_TRUE(Landed(sg, true));
-	rdma_io_ctx_destroy(&ctx, &wc);
-	ExpectAllDead(keys, arena_, 4);
+	EXPECT_TRUE(Landed(io_sg_, true));
+	rdma_io_ctx_destroy(&ctx_, &wc);
+	ExpectAllDead(keys_, arena_, 4);
 }
 
 TEST_P(KeyLifecycleTest, SuccessfulWriteKeysDeadAtDestroy)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(false, 5);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, false, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
-	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_GT(StartIo(false, 5), 0);
+	ib_wc wc = Wc(RunIo(&ctx_));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
-	rdma_io_ctx_destroy(&ctx, &wc);
-	ExpectAllDead(keys, arena_, 6);
+	rdma_io_ctx_destroy(&ctx_, &wc);
+	ExpectAllDead(keys_, arena_, 6);
 }
 
 TEST_P(KeyLifecycleTest, FailedWriteKeysDeadAtDestroy)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(false, 7);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, false, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
-	for (u32 i = 0; i < ctx.nr_mrs; i++)
-		ctx.wrs[i].rkey = rkey() ^ 0x80;
-	ib_wc wc = RunToEnd(&ctx);
+	ASSERT_GT(StartIo(false, 7), 0);
+	SpoilRkey();
+	ib_wc wc = RunToEnd(&ctx_);
 	ASSERT_NE(wc.status, IB_WC_SUCCESS);
-	rdma_io_ctx_destroy(&ctx, &wc);
-	ExpectAllDead(keys, arena_, 8);
+	rdma_io_ctx_destroy(&ctx_, &wc);
+	ExpectAllDead(keys_, arena_, 8);
 }
 
 // The QP broke before the device ran the chain: every WR is flushed, the
 // registrations included (or not: the device may have run some).
 TEST_P(KeyLifecycleTest, FlushedReadKeysDeadAtDestroy)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(true, 9);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
+	ASSERT_GT(StartIo(true, 9), 0);
 	ib_cqe cqe{};
-	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+	ASSERT_EQ(rdma_io_ctx_post(&ctx_, &cqe, nullptr), 0);
 	// The registrations run, then the QP breaks under the READs.
 	sim::step(local_.qp, 1);
 	sim::set_qp_error(local_.qp);
@@ -167,43 +163,33 @@ TEST_P(KeyLifecycleTest, FlushedReadKeysDeadAtDestroy)
 	ASSERT_FALSE(cq.empty());
 	ib_wc wc = Wc(cq.back().status);
 	ASSERT_EQ(wc.status, IB_WC_WR_FLUSH_ERR);
-	rdma_io_ctx_destroy(&ctx, &wc);
-	ExpectAllDead(keys, arena_, 10);
+	rdma_io_ctx_destroy(&ctx_, &wc);
+	ExpectAllDead(keys_, arena_, 10);
 }
 
 TEST_P(KeyLifecycleTest, NeverPostedKeysDeadAtDestroy)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(true, 11);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
-	rdma_io_ctx_destroy(&ctx, nullptr);
-	ExpectAllDead(keys, arena_, 12);
+	ASSERT_GT(StartIo(true, 11), 0);
+	rdma_io_ctx_destroy(&ctx_, nullptr);
+	ExpectAllDead(keys_, arena_, 12);
 }
 
 // An MR that served an I/O before: its previous, lazily kept key must be
 // dead too when the next I/O on it gives its memory back unposted.
 TEST_P(KeyLifecycleTest, NeverPostedAfterAnIoPreviousKeysDead)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(true, 13);
-	rdma_io_ctx ctx;
-	Sg sg;
 	ReplacePool(1, 8);
-	ASSERT_GT(InitMrIo(&ctx, &sg, true, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
-	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_GT(StartIo(true, 13), 0);
+	ib_wc wc = Wc(RunIo(&ctx_));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
-	rdma_io_ctx_destroy(&ctx, &wc);
+	rdma_io_ctx_destroy(&ctx_, &wc);
 	rdma_io_ctx ctx2;
 	Sg sg2;
 	ASSERT_GT(InitMrIo(&ctx2, &sg2, true, remote_.addr(0)), 0);
 	for (const Named &k : KeysOf(ctx2))
-		keys.push_back(k);
+		keys_.push_back(k);
 	rdma_io_ctx_destroy(&ctx2, nullptr);
-	ExpectAllDead(keys, arena_, 14);
+	ExpectAllDead(keys_, arena_, 14);
 }
 
 // A chain the driver took only in part: the send queue had room for the
@@ -212,15 +198,10 @@ TEST_P(KeyLifecycleTest, NeverPostedAfterAnIoPreviousKeysDead)
 // queue (the QP goes to error) and destroys the I/O without a completion.
 void KeyLifecycleTest::PartialPost(bool read)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(read, 31);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GE(InitMrIo(&ctx, &sg, read, remote_.addr(0)), 2);
-	std::vector<Named> keys = KeysOf(ctx);
+	ASSERT_GE(StartIo(read, 31), 2);
 	ib_cqe cqe{};
 	sim::set_max_send_wr(local_.qp, 1);
-	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), -EINPROGRESS);
+	ASSERT_EQ(rdma_io_ctx_post(&ctx_, &cqe, nullptr), -EINPROGRESS);
 	ASSERT_EQ(sim::queued(local_.qp), 1u);
 	// The registration runs: its key is valid now.
 	ASSERT_EQ(sim::step(local_.qp, 1), 1u);
@@ -229,8 +210,8 @@ void KeyLifecycleTest::PartialPost(bool read)
 	// ib_drain_sq(): the QP to error, whatever is queued flushed.
 	sim::set_qp_error(local_.qp);
 	sim::drain();
-	rdma_io_ctx_destroy(&ctx, nullptr);
-	ExpectAllDead(keys, arena_, 32);
+	rdma_io_ctx_destroy(&ctx_, nullptr);
+	ExpectAllDead(keys_, arena_, 32);
 	EXPECT_EQ(rdma_io_pool_drain(pool_), rdma_io_pool_size(pool_));
 }
 
@@ -249,19 +230,14 @@ TEST_P(KeyLifecycleTest, PartialPostWriteKeysDeadAtDestroy)
 // I/O without one.
 void KeyLifecycleTest::QpDestroyedInFlight(bool read)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(read, 33);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GE(InitMrIo(&ctx, &sg, read, remote_.addr(0)), 2);
-	std::vector<Named> keys = KeysOf(ctx);
+	ASSERT_GE(StartIo(read, 33), 2);
 	ib_cqe cqe{};
-	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+	ASSERT_EQ(rdma_io_ctx_post(&ctx_, &cqe, nullptr), 0);
 	ASSERT_EQ(sim::step(local_.qp, 1), 1u);
 	sim::destroy_qp(local_.qp);
 	ASSERT_EQ(sim::queued(local_.qp), 0u);
-	rdma_io_ctx_destroy(&ctx, nullptr);
-	ExpectAllDead(keys, arena_, 34);
+	rdma_io_ctx_destroy(&ctx_, nullptr);
+	ExpectAllDead(keys_, arena_, 34);
 }
 
 TEST_P(KeyLifecycleTest, QpDestroyedInFlightReadKeysDeadAtDestroy)
@@ -280,11 +256,9 @@ TEST_P(KeyLifecycleTest, QpDestroyedInFlightWriteKeysDeadAtDestroy)
 // and its pool.  Every key is dead before each destroy returns.
 TEST_P(KeyLifecycleTest, DeviceRemovalInFlightKeysDeadAtDestroy)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(true, 35);
-	rdma_io_ctx a, b;
-	Sg sa, sb;
-	int na = InitMrIo(&a, &sa, true, remote_.addr(0));
+	rdma_io_ctx &a = ctx_, b;
+	Sg sb;
+	int na = StartIo(true, 35);
 	ASSERT_GE(na, 2);
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
 	for (unsigned int i = 0; i < 4; i++)
@@ -292,9 +266,8 @@ TEST_P(KeyLifecycleTest, DeviceRemovalInFlightKeysDeadAtDestroy)
 	ASSERT_GE(rdma_io_ctx_init(&b, pool_, sb.get(), sb.n(), 0,
 				   remote_.addr(8 * PAGE_SIZE), rkey(),
 				   DMA_TO_DEVICE), 2);
-	std::vector<Named> keys = KeysOf(a);
 	for (const Named &k : KeysOf(b))
-		keys.push_back(k);
+		keys_.push_back(k);
 	ib_cqe ca{}, cb{};
 	ASSERT_EQ(rdma_io_ctx_post(&a, &ca, nullptr), 0);
 	ASSERT_EQ(rdma_io_ctx_post(&b, &cb, nullptr), 0);
@@ -308,28 +281,23 @@ TEST_P(KeyLifecycleTest, DeviceRemovalInFlightKeysDeadAtDestroy)
 	ib_wc done = Wc(StatusOf(&ca));
 	rdma_io_ctx_destroy(&a, &done);
 	rdma_io_ctx_destroy(&b, &flush);
-	ExpectAllDead(keys, arena_, 36);
+	ExpectAllDead(keys_, arena_, 36);
 	rdma_io_pool_destroy(pool_);
 	pool_ = nullptr;
-	ExpectAllDead(keys, arena_, 38);
+	ExpectAllDead(keys_, arena_, 38);
 	// Back, for the module's exit in teardown.
 	ASSERT_EQ(mrcore_devices_init(nullptr), 0);
 }
 
 TEST_P(KeyLifecycleTest, PoolDestroyKeysDead)
 {
-	ExposeRemote(16 * PAGE_SIZE);
-	Prepare(false, 15);
-	rdma_io_ctx ctx;
-	Sg sg;
-	ASSERT_GT(InitMrIo(&ctx, &sg, false, remote_.addr(0)), 0);
-	std::vector<Named> keys = KeysOf(ctx);
-	ib_wc wc = Wc(RunIo(&ctx));
+	ASSERT_GT(StartIo(false, 15), 0);
+	ib_wc wc = Wc(RunIo(&ctx_));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
-	rdma_io_ctx_destroy(&ctx, &wc);
+	rdma_io_ctx_destroy(&ctx_, &wc);
 	rdma_io_pool_destroy(pool_);
 	pool_ = nullptr;
-	ExpectAllDead(keys, arena_, 16);
+	ExpectAllDead(keys_, arena_, 16);
 }
 
 // ---- the map API ---------------------------------------------------------

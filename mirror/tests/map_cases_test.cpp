@@ -46,6 +46,64 @@ protected:
 		return Rdma(local_.qp, op, iova, lkey, far.addr(0), far_rkey, len);
 	}
 
+	// An rkey mapping of @row at @iova: the whole mapping is reachable
+	// with @key, byte for byte, in the order of the entries, for the ops
+	// granted; then the key is invalidated.
+	void ExpectRemoteUse(const mrcore_map_case &row, rdma_mr *mr,
+			     Buffer &arena, Buffer &far, u32 key, u64 iova)
+	{
+		const mrcore_case_entry &first = row.e[0];
+
+		EXPECT_EQ(iova, arena.addr(first.page * PAGE_SIZE + first.offset));
+		if (row.ops & RDMA_MR_REMOTE_READ) {
+			far.poison(1);
+			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, far.at(0),
+					   row.expect_length), IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, true)))
+				<< "the peer's READ";
+		}
+		if (row.ops & RDMA_MR_REMOTE_WRITE) {
+			arena.poison(2);
+			far.fill(2);
+			ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, key, far.at(0),
+					   row.expect_length), IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, false)))
+				<< "the peer's WRITE";
+		}
+		ib_send_wr *inv = nullptr;
+		ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);
+		Post(local_.qp, inv);
+	}
+
+	// An lkey mapping of @row: @key works locally over the whole
+	// mapping, in the order of the entries, as a WRITE source and as a
+	// READ sink, as the ops grant.
+	void ExpectLocalUse(const mrcore_map_case &row, rdma_mr *mr,
+			    Buffer &arena, Buffer &far, u32 key)
+	{
+		sim::Mr *far_mr = peer_.hca->expose(peer_.pd, far.at(0), far.size(),
+						    IB_ACCESS_REMOTE_READ |
+						    IB_ACCESS_REMOTE_WRITE |
+						    IB_ACCESS_LOCAL_WRITE);
+		if (row.ops & RDMA_MR_LOCAL_WRITE_SRC) {
+			far.poison(3);
+			EXPECT_EQ(LocalRdma(IB_WR_RDMA_WRITE, mr->iova, key, far,
+					    far_mr->ibmr.rkey, row.expect_length),
+				  IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, true)))
+				<< "WRITE from the lkey";
+		}
+		if (row.ops & RDMA_MR_LOCAL_READ_SINK) {
+			arena.poison(4);
+			far.fill(4);
+			EXPECT_EQ(LocalRdma(IB_WR_RDMA_READ, mr->iova, key, far,
+					    far_mr->ibmr.rkey, row.expect_length),
+				  IB_WC_SUCCESS);
+			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, false)))
+				<< "READ into the lkey";
+		}
+		peer_.hca->dereg_mr(far_mr);
+	}
 };
 
 TEST_P(MapCaseTest, AnswersAsTheTableSays)
@@ -96,55 +154,10 @@ TEST_P(MapCaseTest, AnswersAsTheTableSays)
 	Post(local_.qp, chain);
 	ASSERT_FALSE(sim::qp_in_error(local_.qp));
 	Buffer far(MRCORE_CASE_ARENA_PAGES);
-	if (row.use_rkey_entry) {
-		// The whole mapping is reachable with the key, byte for byte,
-		// in the order of the entries, for the ops granted.
-		const mrcore_case_entry &first = row.e[0];
-		EXPECT_EQ(iova, arena.addr(first.page * PAGE_SIZE + first.offset));
-		if (row.ops & RDMA_MR_REMOTE_READ) {
-			far.poison(1);
-			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key, far.at(0),
-					   row.expect_length), IB_WC_SUCCESS);
-			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, true)))
-				<< "the peer's READ";
-		}
-		if (row.ops & RDMA_MR_REMOTE_WRITE) {
-			arena.poison(2);
-			far.fill(2);
-			ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, key, far.at(0),
-					   row.expect_length), IB_WC_SUCCESS);
-			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, false)))
-				<< "the peer's WRITE";
-		}
-		ib_send_wr *inv = nullptr;
-		ASSERT_EQ(rdma_invalidate_mr(mr, &inv), 0);
-		Post(local_.qp, inv);
-	} else {
-		// The key works locally over the whole mapping, in the order
-		// of the entries: as a WRITE source, as a READ sink.
-		sim::Mr *far_mr = peer_.hca->expose(peer_.pd, far.at(0), far.size(),
-						    IB_ACCESS_REMOTE_READ |
-						    IB_ACCESS_REMOTE_WRITE |
-						    IB_ACCESS_LOCAL_WRITE);
-		if (row.ops & RDMA_MR_LOCAL_WRITE_SRC) {
-			far.poison(3);
-			EXPECT_EQ(LocalRdma(IB_WR_RDMA_WRITE, mr->iova, key, far,
-					    far_mr->ibmr.rkey, row.expect_length),
-				  IB_WC_SUCCESS);
-			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, true)))
-				<< "WRITE from the lkey";
-		}
-		if (row.ops & RDMA_MR_LOCAL_READ_SINK) {
-			arena.poison(4);
-			far.fill(4);
-			EXPECT_EQ(LocalRdma(IB_WR_RDMA_READ, mr->iova, key, far,
-					    far_mr->ibmr.rkey, row.expect_length),
-				  IB_WC_SUCCESS);
-			EXPECT_TRUE(Moved(EntryMoves(row, arena, far, false)))
-				<< "READ into the lkey";
-		}
-		peer_.hca->dereg_mr(far_mr);
-	}
+	if (row.use_rkey_entry)
+		ASSERT_NO_FATAL_FAILURE(ExpectRemoteUse(row, mr, arena, far, key, iova));
+	else
+		ASSERT_NO_FATAL_FAILURE(ExpectLocalUse(row, mr, arena, far, key));
 	if (!row.use_rkey_entry && mrcore_access_is_remote(mr->access)) {
 		ASSERT_EQ(rdma_unmap_mr(mr), -EBUSY);
 		ib_send_wr *inv = nullptr;

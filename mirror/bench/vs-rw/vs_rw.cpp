@@ -212,10 +212,26 @@ public:
 	std::string backend;
 
 private:
-	// Post one I/O, drain, check.  fix: set READ_WITH_INV keys.  Returns
-	// the first bad status ("SUCCESS" if none); *data_ok if the bytes
-	// landed right.
-	std::string posted_io(u64 seed, bool fix, bool *data_ok);
+	// What posted_io() found: the first bad status ("SUCCESS" if none),
+	// and whether the bytes landed right.
+	struct Checked {
+		std::string status;
+		bool data_ok;
+	};
+	// One I/O's chain, as posted by post_mrcore() or post_rw().
+	struct Posted {
+		int ret = 0;			// of ib_post_send()
+		rdma_io_ctx ctx{};		// mrcore's
+		vsrw_rw_ctx *rw = nullptr;	// rdma_rw's
+		std::string chain;
+		u32 wrs = 0, regs = 0;		// WRs and REG_MRs of chain
+	};
+
+	// Post one I/O, drain, check.  fix: set READ_WITH_INV keys.
+	Checked posted_io(u64 seed, bool fix);
+	void post_mrcore(Posted &p);
+	void post_rw(Posted &p, bool fix);
+	std::string status_since(size_t before, int ret);
 	void teardown();
 
 	// Set up in this order, torn down by teardown(): the module (mrcore
@@ -262,8 +278,7 @@ Rig::Rig(const Row &row) : row_(row)
 
 		verified = true;
 		for (u32 i = 0; i < kWarmIos; i++) {
-			bool data_ok = false;
-			std::string st = posted_io(i + 1, true, &data_ok);
+			auto [st, data_ok] = posted_io(i + 1, true);
 
 			if (st != "SUCCESS" || !data_ok) {
 				std::fprintf(stderr, "%s: checked I/O %u: %s%s\n",
@@ -273,18 +288,15 @@ Rig::Rig(const Row &row) : row_(row)
 				break;
 			}
 		}
-		if (verified && fixups) {
-			bool data_ok = false;
-
-			strict = posted_io(kWarmIos + 1, false, &data_ok);
-		}
+		if (verified && fixups)
+			strict = posted_io(kWarmIos + 1, false).status;
 	} catch (...) {
 		teardown();
 		throw;
 	}
 }
 
-std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
+Rig::Checked Rig::posted_io(u64 seed, bool fix)
 {
 	const size_t len = row_.bytes();
 	std::vector<u8> want(len), got(len);
@@ -293,68 +305,86 @@ std::string Rig::posted_io(u64 seed, bool fix, bool *data_ok)
 	fill(bufs_->remote.get(), len, 2 * seed + 1);
 	bufs_->copy_source(row_.read, want);
 
-	auto &cq = sim::completions(pair_->local.qp);
-	const size_t before = cq.size();
-	std::string chain;
-	u32 chain_wrs, chain_regs;
-	int ret;
-	rdma_io_ctx ctx;
-	vsrw_rw_ctx *rw = nullptr;
+	const size_t before = sim::completions(pair_->local.qp).size();
+	Posted p;
 
-	if (row_.impl == Impl::kMrcore) {
-		int wrs = rdma_io_ctx_init(&ctx, pool_.get(), io_.sg, io_.sg_cnt, 0,
-					   io_.remote_addr, io_.rkey, io_.dir);
-		if (wrs < 0)
-			throw std::runtime_error("rdma_io_ctx_init: " +
-						 std::to_string(wrs));
-		backend = rdma_io_ctx_backend(&ctx);
-		ib_send_wr *first = rdma_io_ctx_wrs(&ctx, &cqe_, nullptr);
-
-		chain = describe_chain(first);
-		count_chain(first, &chain_wrs, &chain_regs);
-		ret = ib_post_send(pair_->local.qp, ctx.first, nullptr);
-	} else {
-		int err = 0, wrs;
-		u32 mrs;
-		ib_send_wr *first;
-
-		rw = vsrw_rw_begin(&io_, &err, &wrs, &mrs, &first);
-		if (!rw)
-			throw std::runtime_error("rdma_rw_ctx_init: " +
-						 std::to_string(err));
-		backend = mrs ? "mr" : "sge";
-		chain = describe_chain(first);
-		count_chain(first, &chain_wrs, &chain_regs);
-		if (fix)
-			fixups += vsrw_fix_read_inv(first);
-		ret = ib_post_send(pair_->local.qp, first, nullptr);
-	}
+	if (row_.impl == Impl::kMrcore)
+		post_mrcore(p);
+	else
+		post_rw(p, fix);
 	sim::drain();
 
-	std::string st = ret ? "POST_ERR" + std::to_string(ret) : "SUCCESS";
-	for (size_t i = before; i < cq.size() && st == "SUCCESS"; i++)
-		if (cq[i].status != IB_WC_SUCCESS)
-			st = status_name(cq[i].status);
-	if (st == "SUCCESS" && (cq.size() != before + 1 || cq.back().cqe != &cqe_))
-		st = "NO_COMPLETION";
+	std::string st = status_since(before, p.ret);
 	ib_wc wc = wc_ok_;
 	wc.status = st == "SUCCESS" ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR;
 
-	if (rw)
-		vsrw_rw_end(rw, &io_);
+	if (p.rw)
+		vsrw_rw_end(p.rw, &io_);
 	else
-		rdma_io_ctx_destroy(&ctx, &wc);
+		rdma_io_ctx_destroy(&p.ctx, &wc);
 
 	bufs_->copy_sink(row_.read, got);
-	*data_ok = got == want;
 	if (chain_first.empty())
-		chain_first = chain;
+		chain_first = p.chain;
 	if (fix) {
-		this->chain = chain;
-		this->chain_wrs = chain_wrs;
-		this->chain_regs = chain_regs;
+		chain = p.chain;
+		chain_wrs = p.wrs;
+		chain_regs = p.regs;
 	}
-	return st;
+	return {std::move(st), got == want};
+}
+
+// mrcore's I/O: rdma_io_ctx_init(), its chain posted as built.
+void Rig::post_mrcore(Posted &p)
+{
+	int wrs = rdma_io_ctx_init(&p.ctx, pool_.get(), io_.sg, io_.sg_cnt, 0,
+				   io_.remote_addr, io_.rkey, io_.dir);
+	if (wrs < 0)
+		throw std::runtime_error("rdma_io_ctx_init: " +
+					 std::to_string(wrs));
+	backend = rdma_io_ctx_backend(&p.ctx);
+	ib_send_wr *first = rdma_io_ctx_wrs(&p.ctx, &cqe_, nullptr);
+
+	p.chain = describe_chain(first);
+	count_chain(first, &p.wrs, &p.regs);
+	p.ret = ib_post_send(pair_->local.qp, p.ctx.first, nullptr);
+}
+
+// rdma_rw's I/O: rdma_rw_ctx_init(); fix: the harness sets the keys of
+// its READ_WITH_INV WRs before posting.
+void Rig::post_rw(Posted &p, bool fix)
+{
+	int err = 0, wrs;
+	u32 mrs;
+	ib_send_wr *first;
+
+	p.rw = vsrw_rw_begin(&io_, &err, &wrs, &mrs, &first);
+	if (!p.rw)
+		throw std::runtime_error("rdma_rw_ctx_init: " +
+					 std::to_string(err));
+	backend = mrs ? "mr" : "sge";
+	p.chain = describe_chain(first);
+	count_chain(first, &p.wrs, &p.regs);
+	if (fix)
+		fixups += vsrw_fix_read_inv(first);
+	p.ret = ib_post_send(pair_->local.qp, first, nullptr);
+}
+
+// The first bad status of the completions since before (or of the post,
+// ret), "NO_COMPLETION" if the I/O's own completion is not the last
+// one, else "SUCCESS".
+std::string Rig::status_since(size_t before, int ret)
+{
+	const auto &cq = sim::completions(pair_->local.qp);
+
+	if (ret)
+		return "POST_ERR" + std::to_string(ret);
+	for (size_t i = before; i < cq.size(); i++)
+		if (cq[i].status != IB_WC_SUCCESS)
+			return status_name(cq[i].status);
+	if (cq.size() != before + 1 || cq.back().cqe != &cqe_)
+		return "NO_COMPLETION";
+	return "SUCCESS";
 }
 
 void Rig::teardown()

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# What the scripts that boot a test guest share (scripts/demo.sh, kunit.sh,
+# bench.sh, kcsan.sh, operating.sh, kunit-2host.sh): the output directory
+# and its lock, the kernel notice, the build, the report's self-test, the
+# QEMU run and the report.  Sourced, not run; sets TOP, the top directory.
+#
+# The functions set, for the rest of the script:
+#
+#   GUEST_NAME  the script's name, the prefix of its messages ("kunit")
+#   OUT         its output directory
+#   start       when guest_start ran, seconds since the epoch
+#   KDIR        the kernel's build directory (guest_kdir, guest_build)
+#   KSRC        the kernel's source directory (guest_build)
+#   boot, rc    when the guest booted and how scripts/qemu-run.sh ended
+#               (guest_qemu)
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+GUEST_COUNTS=
+
+# guest_lock FILE WAITING: hold a lock on FILE until the script ends (its
+# descriptor stays open across exec); if another process holds it, print
+# WAITING and wait for it.
+guest_lock() {
+	local fd
+	exec {fd}>"$1"
+	if ! flock -n "$fd"; then
+		echo "$2"
+		flock "$fd"
+	fi
+}
+
+# guest_start NAME DIR [counts]: NAME's run into DIR (OUT), one run per
+# output directory at a time (and QEMU runs are CPU-bound); starts the
+# clock.  "counts": the script's last line counts tests, and so does its
+# failure line (guest_fail).
+guest_start() {
+	GUEST_NAME=$1 OUT=$2 GUEST_COUNTS=${3:-}
+	mkdir -p "$OUT"
+	guest_lock "$OUT/.lock" "$GUEST_NAME: another run is using $OUT; waiting for it"
+	start=$(date +%s)
+}
+
+# guest_fail WHY: exit 1 with "NAME: 0 passed, 1 failed, 0 skipped (WHY)"
+# where the last line counts tests, else with "NAME: WHY" on stderr.
+guest_fail() {
+	if [ -n "$GUEST_COUNTS" ]; then
+		echo "$GUEST_NAME: 0 passed, 1 failed, 0 skipped ($1)"
+	else
+		echo "$GUEST_NAME: $1" >&2
+	fi
+	exit 1
+}
+
+# guest_kdir: KDIR, the build directory of the kernel of
+# MRCORE_KERNEL_FLAVOUR (scripts/test-kernel.sh); builds nothing.
+guest_kdir() {
+	KDIR=$("$TOP/scripts/test-kernel.sh" --print-dir)
+}
+
+# guest_unbuilt LINE...: if the kernel in KDIR is not built yet, print each
+# LINE as "NAME: LINE" (how long the build that comes will take).
+guest_unbuilt() {
+	local line
+	[ ! -f "$KDIR/.mrcore-key" ] || return 0
+	for line in "$@"; do
+		echo "$GUEST_NAME: $line"
+	done
+}
+
+# guest_self_test: the checks of scripts/guest-report.py on crafted input,
+# the log in OUT/report-self-test.log; shown, and guest_fail, if they fail.
+guest_self_test() {
+	local log=$OUT/report-self-test.log
+	if ! python3 "$TOP/scripts/guest-report.py" --self-test "$TOP" >"$log"; then
+		cat "$log"
+		guest_fail "guest-report.py --self-test failed"
+	fi
+}
+
+# guest_build DIR: build what is stale into DIR (scripts/guest-build.sh: the
+# kernel, the modules, the initramfs), or guest_fail; then KDIR and KSRC.
+guest_build() {
+	"$TOP/scripts/guest-build.sh" "$1" || guest_fail "build failed"
+	guest_kdir
+	KSRC=$("$TOP/scripts/test-kernel.sh" --print-src)
+}
+
+# guest_qemu MODE ARG...: boot KDIR's kernel with OUT's initramfs in MODE
+# (scripts/guest-init.sh), console and results into OUT, the ARGs passed to
+# scripts/qemu-run.sh; sets boot and rc, its exit status, and returns 0.
+# shellcheck disable=SC2034 # rc is the caller's
+guest_qemu() {
+	local mode=$1
+	shift
+	boot=$(date +%s)
+	rc=0
+	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+		--initrd "$OUT/initramfs.cpio.gz" --mode "$mode" --out "$OUT" \
+		"$@" || rc=$?
+}
+
+# guest_ran: "NAME: guest ran N s, total M s", since guest_qemu and
+# guest_start.
+guest_ran() {
+	local now
+	now=$(date +%s)
+	echo "$GUEST_NAME: guest ran $((now - boot)) s, total $((now - start)) s"
+}
+
+# guest_report MODE RC...: hand over to the verdict of MODE
+# (scripts/guest-report.py) on OUT with the guests' exit statuses; its
+# last line is the script's.
+guest_report() {
+	local mode=$1
+	shift
+	exec python3 "$TOP/scripts/guest-report.py" "$mode" "$OUT" "$KSRC" "$TOP" "$@"
+}
