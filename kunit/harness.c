@@ -250,6 +250,64 @@ err_pd:
 	return ret;
 }
 
+/**
+ * struct mrcore_e2e_orphan - a PD whose owner went while others used it
+ * @node: in mrcore_e2e_orphans.
+ * @pd: the PD; the last connection on it deallocates it.
+ *
+ * Connections on another pair's PD (mrcore_e2e_pair_create_on_pd()) are
+ * destroyed before that pair, but for a device removal: rdma_cm tells a
+ * device's ids in the order they were bound, so the owner of the PD
+ * releases its end first, and the sharers theirs later.
+ */
+struct mrcore_e2e_orphan {
+	struct list_head node;
+	struct ib_pd *pd;
+};
+
+static LIST_HEAD(mrcore_e2e_orphans);
+static DEFINE_MUTEX(mrcore_e2e_orphans_lock);	/* protects the list */
+
+/* The owner's end goes: its PD too, unless a sharer's QP still uses it. */
+static void mrcore_e2e_pd_put_owner(struct ib_pd *pd)
+{
+	struct mrcore_e2e_orphan *o;
+
+	mutex_lock(&mrcore_e2e_orphans_lock);
+	if (!atomic_read(&pd->usecnt)) {
+		mutex_unlock(&mrcore_e2e_orphans_lock);
+		ib_dealloc_pd(pd);
+		return;
+	}
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	if (o) {
+		o->pd = pd;
+		list_add(&o->node, &mrcore_e2e_orphans);
+	} else {
+		pr_err("mrcore_harness: a PD in use by another connection is left behind\n");
+	}
+	mutex_unlock(&mrcore_e2e_orphans_lock);
+}
+
+/* A sharer's end went: the last one deallocates an orphaned PD. */
+static void mrcore_e2e_pd_put_sharer(struct ib_pd *pd)
+{
+	struct mrcore_e2e_orphan *o;
+
+	mutex_lock(&mrcore_e2e_orphans_lock);
+	list_for_each_entry(o, &mrcore_e2e_orphans, node) {
+		if (o->pd != pd)
+			continue;
+		if (!atomic_read(&pd->usecnt)) {
+			list_del(&o->node);
+			kfree(o);
+			ib_dealloc_pd(pd);
+		}
+		break;
+	}
+	mutex_unlock(&mrcore_e2e_orphans_lock);
+}
+
 /* Release what mrcore_e2e_side_setup() allocated; the cm_id stays. */
 static void mrcore_e2e_side_release(struct mrcore_e2e_side *side)
 {
@@ -263,8 +321,10 @@ static void mrcore_e2e_side_release(struct mrcore_e2e_side *side)
 		side->cq = NULL;
 	}
 	if (side->pd) {
-		if (!side->pd_shared)
-			ib_dealloc_pd(side->pd);
+		if (side->pd_shared)
+			mrcore_e2e_pd_put_sharer(side->pd);
+		else
+			mrcore_e2e_pd_put_owner(side->pd);
 		side->pd = NULL;
 		side->pd_shared = false;
 	}

@@ -18,8 +18,7 @@
  * other connections to the same PDs, connected before the removal (a device
  * being removed takes no new connection), try the old keys.  rdma_cm tells
  * a device's ids of the removal in the order they were bound to it, so the
- * attackers, connected after the pair, are still up when its teardown runs;
- * the teardown destroys them before its own PDs go.
+ * attackers, connected after the pair, are still up when its teardown runs.
  *
  * The devices do not come back: this module is loaded after every other
  * test module (scripts/guest-init.sh).
@@ -116,8 +115,11 @@ struct removal_ctx {
 
 /*
  * The owners reuse the memory at once; each attacker tries its old key;
- * the memory keeps the owners' bytes.  Then the attackers' connections go,
- * before the pair's PDs that their active ends share.
+ * the memory keeps the owners' bytes.  The attackers' connections go with
+ * their own removal events, after this pair's: the harness deallocates a
+ * PD with the last connection on it.  (Destroying an iWARP connection here
+ * would deadlock: iw_cm's ordered work queue would wait for this pair's
+ * rdma_cm handler, which runs this teardown.)
  */
 static void removal_attack_keys(struct removal_ctx *r)
 {
@@ -140,10 +142,6 @@ static void removal_attack_keys(struct removal_ctx *r)
 						REMOVAL_SEED_REUSED, &diff);
 	r->sink_kept = mrcore_e2e_buf_verify(&r->local[0], 0, r->local[0].len,
 					     REMOVAL_SEED_REUSED + 1, &diff);
-	for (i = 0; i < REMOVAL_ATTACKS; i++) {
-		mrcore_e2e_pair_destroy(r->atk[i]);
-		r->atk[i] = NULL;
-	}
 }
 
 /* The ULP's DEVICE_REMOVAL duty: release what it built on the device. */
@@ -199,7 +197,7 @@ static void removal_release(void *data)
 	struct removal_ctx *r = data;
 	int i;
 
-	/* Left over only when the removal failed part way. */
+	/* The attackers always; the rest only when the removal failed. */
 	if (r->pool)
 		rdma_io_pool_destroy(r->pool);
 	if (r->mr)
