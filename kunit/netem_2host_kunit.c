@@ -5,7 +5,7 @@
  * helper here and by the peer on request, MRCORE_PEER_NET):
  *
  *   mrcore_netem_rxe_2host, mrcore_netem_siw_2host
- *	netem_ios I/Os (default 2,048, in 8 cases: KUnit gives a case 300 s)
+ *	netem_ios I/Os (default 2,048, in 16 cases: KUnit gives a case 300 s)
  *	of 1 byte to 32 KiB at random page
  *	offsets (one page per scatterlist entry), 16 in
  *	flight, WRITE then READ back, with 1% loss, 1% duplication, 5%
@@ -17,8 +17,8 @@
  *	completer retries, the kernel's TCP retransmissions under siw) and
  *	the data mismatches, which must be 0.
  *   mrcore_linkdown_rxe_2host, mrcore_linkdown_siw_2host
- *	eth0 down for longer than the QP's retry budget (rxe: 7 retries of
- *	about 0.5 s; siw: TCP's, cut to tcp_retries2=3 for the case) with 16
+ *	eth0 down for longer than the QP's retry budget (rxe: 6 retries of
+ *	about 134 ms; siw: TCP's, cut to tcp_retries2=3 for the case) with 16
  *	I/Os in flight: every context completes with an error status, every
  *	MR returns (recycled on new device MRs: the old keys are dead), no
  *	DMA mapping stays, the pool is whole; a READ sink's key is then tried
@@ -44,10 +44,11 @@ MODULE_PARM_DESC(netem_ios, "I/Os per device under netem faults (mrcore_netem_*_
 
 /*
  * KUnit gives a case 300 s: the I/Os run in NETEM_PARTS cases of
- * netem_ios / NETEM_PARTS each (measured on siw, 2,048 I/Os took 305 s),
- * which add their figures up here; the last one prints the device's.
+ * netem_ios / NETEM_PARTS each, which add their figures up here; the last
+ * one prints the device's.  The times of the parts are in
+ * Documentation/testing.rst ("Figures" of make kunit-2host).
  */
-#define NETEM_PARTS	8
+#define NETEM_PARTS	16
 
 struct netem_totals {
 	unsigned int done, ok, failed, mismatched, reconnects, parts;
@@ -58,7 +59,7 @@ struct netem_totals {
 static struct netem_totals netem_totals[2];	/* rxe, siw */
 
 static const unsigned int netem_parts[NETEM_PARTS] = {
-	1, 2, 3, 4, 5, 6, 7, 8,
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 };
 
 static void netem_part_desc(const unsigned int *p, char *desc)
