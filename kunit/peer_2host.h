@@ -111,6 +111,8 @@
  * which would keep an I/O to a dead link or a powered-off peer pending.
  */
 #define MRCORE_PEER_RETRY_COUNT	6
+/* rxe's "for ever" (rxe_completer() never counts 7 down). */
+#define MRCORE_PEER_RETRY_FOREVER	7
 
 enum mrcore_peer_op {
 	MRCORE_PEER_HELLO = 1,
