@@ -18,7 +18,7 @@
  *	the data mismatches, which must be 0.
  *   mrcore_linkdown_rxe_2host, mrcore_linkdown_siw_2host
  *	eth0 down for longer than the QP's retry budget (rxe: 6 retries of
- *	about 134 ms; siw: TCP's, cut to tcp_retries2=3 for the case) with 16
+ *	about 67 ms; siw: TCP's, cut to tcp_retries2=3 for the case) with 16
  *	I/Os in flight: every context completes with an error status, every
  *	MR returns (recycled on new device MRs: the old keys are dead), no
  *	DMA mapping stays, the pool is whole; a READ sink's key is then tried

@@ -99,13 +99,15 @@
 #define MRCORE_PEER_PORT_RXE	7100
 #define MRCORE_PEER_PORT_SIW	7101
 /*
- * rxe's local ACK timeout, 4.096 us * 2^15: about 134 ms, against rdma_cm's
- * 0.5 s.  rxe waits that long for a lost packet's ACK before it goes back N
- * on everything in flight; under the 1% loss of the netem suites, the 0.5 s
- * made 256 I/Os take 819 s.  The round trip, 10 ms +- 10 ms each way, stays
- * well under it.
+ * rxe's local ACK timeout, 4.096 us * 2^14: about 67 ms, against rdma_cm's
+ * 0.5 s.  Once rxe has gone back N after a NAK, it goes back again only
+ * when this timer fires, until a WR completes: under the netem suites'
+ * 1% loss and 5% reordering nearly every retry waits for it.  With 0.5 s,
+ * 256 I/Os took 819 s; with 134 ms, 32 (16 WRITEs, then their READs)
+ * took 23 to 49 s.  The
+ * round trip, 10 ms +- 10 ms each way, stays under it.
  */
-#define MRCORE_PEER_ACK_TIMEOUT	15
+#define MRCORE_PEER_ACK_TIMEOUT	14
 /*
  * Transport retries of the two-host connections: rxe takes 7 as "for ever",
  * which would keep an I/O to a dead link or a powered-off peer pending.
