@@ -104,8 +104,8 @@
  * when this timer fires, until a WR completes: under the netem suites'
  * 1% loss and 5% reordering nearly every retry waits for it.  With 0.5 s,
  * 256 I/Os took 819 s; with 134 ms, 32 (16 WRITEs, then their READs)
- * took 23 to 49 s.  The
- * round trip, 10 ms +- 10 ms each way, stays under it.
+ * took 23 to 49 s.  The round trip, 10 ms +- 10 ms each way, stays under
+ * it.
  */
 #define MRCORE_PEER_ACK_TIMEOUT	14
 /*
