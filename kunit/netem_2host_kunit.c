@@ -5,7 +5,7 @@
  * helper here and by the peer on request, MRCORE_PEER_NET):
  *
  *   mrcore_netem_rxe_2host, mrcore_netem_siw_2host
- *	netem_ios I/Os (default 2,048, in 16 cases: KUnit gives a case 300 s)
+ *	netem_ios I/Os (default 2,048, in 32 cases: KUnit gives a case 300 s)
  *	of 1 byte to 32 KiB at random page
  *	offsets (one page per scatterlist entry), 16 in
  *	flight, WRITE then READ back, with 1% loss, 1% duplication, 5%
@@ -48,7 +48,7 @@ MODULE_PARM_DESC(netem_ios, "I/Os per device under netem faults (mrcore_netem_*_
  * one prints the device's.  The times of the parts are in
  * Documentation/testing.rst ("Figures" of make kunit-2host).
  */
-#define NETEM_PARTS	16
+#define NETEM_PARTS	32
 
 struct netem_totals {
 	unsigned int done, ok, failed, mismatched, reconnects, parts;
@@ -60,6 +60,7 @@ static struct netem_totals netem_totals[2];	/* rxe, siw */
 
 static const unsigned int netem_parts[NETEM_PARTS] = {
 	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
 };
 
 static void netem_part_desc(const unsigned int *p, char *desc)
