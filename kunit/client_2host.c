@@ -19,6 +19,8 @@ const struct mrcore_e2e_target mrcore_2host_rxe = {
 	.port_base = MRCORE_PEER_PORT_RXE,
 	.bind_src = true,
 	.remote = true,
+	.ack_timeout = MRCORE_PEER_ACK_TIMEOUT,
+	.retry_count = MRCORE_PEER_RETRY_COUNT,
 };
 EXPORT_SYMBOL_NS_GPL(mrcore_2host_rxe, MRCORE_2HOST);
 
@@ -31,6 +33,7 @@ const struct mrcore_e2e_target mrcore_2host_siw = {
 	.port_base = MRCORE_PEER_PORT_SIW,
 	.bind_src = true,
 	.remote = true,
+	.retry_count = MRCORE_PEER_RETRY_COUNT,
 };
 EXPORT_SYMBOL_NS_GPL(mrcore_2host_siw, MRCORE_2HOST);
 

@@ -339,7 +339,7 @@ static void mrcore_e2e_conn_param(struct mrcore_e2e_pair *pair,
 					   pair->caps.rd_atom);
 	param->initiator_depth = min_t(int, dev->attrs.max_qp_init_rd_atom,
 				       pair->caps.rd_atom);
-	param->retry_count = 7;
+	param->retry_count = pair->target->retry_count ?: 7;
 	param->rnr_retry_count = 7;
 }
 
@@ -770,6 +770,11 @@ static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 	if (ret)
 		goto err;
 	mrcore_e2e_conn_param(pair, id->device, &param);
+	/* Read when the QP moves to RTS, after the peer's reply. */
+	if (target->ack_timeout)
+		ret = rdma_set_ack_timeout(id, target->ack_timeout);
+	if (ret)
+		goto err;
 	ret = rdma_connect(id, &param);
 	if (!ret)
 		ret = mrcore_e2e_active_wait(pair, RDMA_CM_EVENT_ESTABLISHED);

@@ -33,6 +33,12 @@
  * @remote: @passive_addr is another host's (make kunit-2host): a pair
  *	connects to its listener at port @port_base, and has no passive end
  *	in this kernel.
+ * @ack_timeout: the local ACK timeout of the active end's QP,
+ *	rdma_set_ack_timeout() (4.096 us * 2^@ack_timeout), or 0 for rdma_cm's
+ *	(on rxe 17, about 0.5 s, from its packet lifetime).
+ * @retry_count: the QPs' transport retries (rdma_conn_param), or 0 for 7.
+ *	rxe reads 7 as "retry for ever" (rxe_completer() never counts it
+ *	down), so a pair whose peer may vanish sets fewer.
  *
  * The two addresses are the two ends of the veth pair that the guest's init
  * created for this device kind (see scripts/guest-init.sh), or this guest's
@@ -46,6 +52,8 @@ struct mrcore_e2e_target {
 	u16 port_base;
 	bool bind_src;
 	bool remote;
+	u8 ack_timeout;
+	u8 retry_count;
 };
 
 extern const struct mrcore_e2e_target mrcore_e2e_siw;

@@ -761,14 +761,18 @@ static int peer_accept(struct peer_listener *l, struct rdma_cm_id *id,
 					  PEER_RD_ATOM);
 	param.initiator_depth = min_t(int, dev->attrs.max_qp_init_rd_atom,
 				      PEER_RD_ATOM);
-	param.retry_count = 7;
+	param.retry_count = MRCORE_PEER_RETRY_COUNT;
 	param.rnr_retry_count = 7;
 	mutex_lock(&peer_lock);
 	c->id = ++peer_conn_seq;
 	list_add_tail(&c->node, &peer_conns);
 	mutex_unlock(&peer_lock);
 	id->context = c;
-	ret = rdma_accept(id, &param);
+	/* rdma_cm applies it when the QP moves to RTS, in rdma_accept(). */
+	ret = l->driver_id == RDMA_DRIVER_RXE ?
+	      rdma_set_ack_timeout(id, MRCORE_PEER_ACK_TIMEOUT) : 0;
+	if (!ret)
+		ret = rdma_accept(id, &param);
 	if (ret) {
 		mutex_lock(&peer_lock);
 		list_del(&c->node);

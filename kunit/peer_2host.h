@@ -9,7 +9,10 @@
  * ports %MRCORE_PEER_PORT_RXE and %MRCORE_PEER_PORT_SIW.  It accepts any
  * number of connections; all connections on one device share one PD, so a
  * key the peer hands out on one connection can be tried from another: the
- * attacker of DESIGN.md, on another connection of the same PD.
+ * attacker of DESIGN.md, on another connection of the same PD.  On rxe
+ * both ends set the local ACK timeout %MRCORE_PEER_ACK_TIMEOUT, and the
+ * initiator asks for %MRCORE_PEER_RETRY_COUNT transport retries (the peer's
+ * QP takes the count of the connection request).
  *
  * Messages.  Every request is one SEND of a &struct mrcore_peer_msg from the
  * initiator; the peer answers each with one SEND of the same struct, @op
@@ -95,6 +98,23 @@
 #define MRCORE_PEER_MAGIC	0x3250524dU	/* "MRP2" */
 #define MRCORE_PEER_PORT_RXE	7100
 #define MRCORE_PEER_PORT_SIW	7101
+/*
+ * rxe's local ACK timeout, 4.096 us * 2^14: about 67 ms, against rdma_cm's
+ * 0.5 s.  Once rxe has gone back N after a NAK, it goes back again only
+ * when this timer fires, until a WR completes: under the netem suites'
+ * 1% loss and 5% reordering nearly every retry waits for it.  With 0.5 s,
+ * 256 I/Os took 819 s; with 134 ms, 32 (16 WRITEs, then their READs)
+ * took 23 to 49 s.  The round trip, 10 ms +- 10 ms each way, stays under
+ * it.
+ */
+#define MRCORE_PEER_ACK_TIMEOUT	14
+/*
+ * Transport retries of the two-host connections: rxe takes 7 as "for ever",
+ * which would keep an I/O to a dead link or a powered-off peer pending.
+ */
+#define MRCORE_PEER_RETRY_COUNT	6
+/* rxe's "for ever" (rxe_completer() never counts 7 down). */
+#define MRCORE_PEER_RETRY_FOREVER	7
 
 enum mrcore_peer_op {
 	MRCORE_PEER_HELLO = 1,

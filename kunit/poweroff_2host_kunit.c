@@ -14,8 +14,16 @@
  * tcp_retries2 3), every MR come back to the pool (the failed I/Os' on new
  * device MRs, so their keys are dead), no DMA mapping stay; the guest's
  * kmemleak scan and the console (no splat) are judged after it.
+ *
+ * siw cannot see the peer die while TCP has nothing to send again: the
+ * READ requests in flight were acknowledged by the peer's TCP before the
+ * cut, and the responses never come.  As an iWARP ULP must (a keepalive),
+ * this survivor then posts a zero-length RDMA WRITE once an I/O has waited
+ * PO_PROBE_MS: TCP retransmits it, gives up after tcp_retries2, and siw
+ * flushes the QP.
  */
 
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sizes.h>
@@ -33,6 +41,8 @@
 #define PO_DELAY_MS	4000
 /* Give up if the transfers outlive the peer this long (KUnit: 300 s). */
 #define PO_LIMIT_MS	180000
+/* siw: an I/O waiting this long has its QP probed (the keepalive). */
+#define PO_PROBE_MS	3000
 
 /* One device's transfers against the dying peer. */
 struct po_dev {
@@ -47,7 +57,47 @@ struct po_dev {
 	unsigned int ok, failed, mismatched, lost_mrs;
 	u64 recycled0;
 	bool dead;
+	struct mrcore_e2e_wait probe;
+	bool probed;
+	unsigned int probes;
+	unsigned long probed_at;
 };
+
+/* The keepalive: a zero-length RDMA WRITE past the window's slots. */
+static void po_probe(struct kunit *test, struct po_dev *d)
+{
+	struct ib_rdma_wr wr = {};
+	int ret;
+
+	mrcore_e2e_wait_init(&d->probe);
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.wr_cqe = &d->probe.cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = d->x.addr + PO_WINDOW * (u64)PO_SLOT;
+	wr.rkey = d->x.key;
+	ret = ib_post_send(d->link->side->qp, &wr.wr, NULL);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: the keepalive WRITE",
+			    d->t->name);
+	d->probed = !ret;
+	d->probes += !ret;
+	d->probed_at = jiffies;
+}
+
+/* siw: wait up to PO_PROBE_MS for @w, then probe the QP once. */
+static void po_stalled(struct kunit *test, struct po_dev *d,
+		       struct mrcore_e2e_wait *w)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(PO_PROBE_MS);
+
+	/* One keepalive at a time: the device owns d->probe until then. */
+	if ((d->probed && !completion_done(&d->probe.done)) ||
+	    !rdma_protocol_iwarp(d->link->side->device, 1))
+		return;
+	while (!completion_done(&w->done) && time_before(jiffies, until))
+		msleep(20);
+	if (!completion_done(&w->done))
+		po_probe(test, d);
+}
 
 static void po_post(struct kunit *test, struct po_dev *d)
 {
@@ -91,6 +141,7 @@ static void po_reap(struct kunit *test, struct po_dev *d)
 		int status;
 
 		if (d->posted[i]) {
+			po_stalled(test, d, &d->w[i]);
 			status = mrcore_e2e_wait_done(d->link->side, &d->w[i],
 						      PEER_CALL_TIMEOUT_MS);
 			KUNIT_EXPECT_GE_MSG(test, status, 0,
@@ -197,6 +248,17 @@ static void poweroff_mid_transfer(struct kunit *test)
 		struct ib_device *ibdev = d->link->side->device;
 		u64 recycled = 0;
 
+		if (d->probed) {
+			int status = mrcore_e2e_wait_done(d->link->side,
+							  &d->probe,
+							  PEER_CALL_TIMEOUT_MS);
+
+			kunit_info(test, "%s: %u keepalive WRITEs, the last posted %u ms after the request: %s\n",
+				   dev_name(&ibdev->dev), d->probes,
+				   jiffies_to_msecs(d->probed_at - start),
+				   status < 0 ? "no completion" :
+						ib_wc_status_msg(status));
+		}
 		KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(d->pool),
 				rdma_io_pool_size(d->pool));
 		KUNIT_EXPECT_EQ(test, 0,

@@ -35,6 +35,9 @@ steps=(
 	# verified, no thresholds (make bench-vs-rw for the table)
 	"bench-vs-rw|scripts/bench-vs-rw.sh --smoke"
 	"kunit|scripts/kunit.sh"
+	# two guests over a virtio-net wire: the security suites on rxe and
+	# siw, on make kunit's modules (make kunit-2host for the whole run)
+	"kunit-2host|scripts/kunit-2host.sh --smoke"
 )
 
 passed=0 failed=0 failures=()

@@ -35,6 +35,9 @@ BUILD=
 if [ "${1:-}" = --smoke ]; then
 	OUT=${MRCORE_KUNIT_2HOST_OUT:-$TOP/build/kunit-2host-smoke}
 	BUILD=$TOP/build/kunit
+	# The build below writes make kunit's initramfs: as make kunit does,
+	# with the package and the sample ULP (cached, install-check.sh).
+	export MRCORE_GUEST_SAMPLE=1
 	export MRCORE_KUNIT_APPEND=${MRCORE_KUNIT_APPEND:-kunit.filter_glob=mrcore_sec_*_2host}
 elif [ $# -gt 0 ]; then
 	echo "usage: $0 [--smoke]" >&2
