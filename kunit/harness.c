@@ -1002,6 +1002,31 @@ void mrcore_e2e_rdma_wr(struct ib_rdma_wr *wr, enum ib_wr_opcode opcode,
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_rdma_wr, MRCORE_HARNESS);
 
 /**
+ * mrcore_e2e_reg_wr() - build a signaled REG_MR that exposes a raw MR
+ * @reg: the WR to fill.
+ * @mr: an ib_core MR, already mapped with ib_map_mr_sg().
+ * @w: completion entry; must have been set up by mrcore_e2e_wait_init().
+ *
+ * The test's own memory, registered without the core, under @mr's rkey
+ * with local write, remote read and remote write.
+ *
+ * Context: Any context.
+ */
+void mrcore_e2e_reg_wr(struct ib_reg_wr *reg, struct ib_mr *mr,
+		       struct mrcore_e2e_wait *w)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->wr.wr_cqe = &w->cqe;
+	reg->wr.send_flags = IB_SEND_SIGNALED;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		      IB_ACCESS_REMOTE_WRITE;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_reg_wr, MRCORE_HARNESS);
+
+/**
  * mrcore_e2e_qp_state() - current state of an end's QP
  * @side: the end.
  *

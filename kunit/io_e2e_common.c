@@ -45,7 +45,7 @@ struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair)
 {
 	struct mrcore_e2e_side *side = &pair->passive;
-	struct ib_reg_wr reg = {};
+	struct ib_reg_wr reg;
 	struct mrcore_e2e_wait w;
 	struct io_owner *o;
 	int ret;
@@ -69,14 +69,8 @@ struct io_owner *io_owner_create(struct kunit *test,
 		return NULL;
 	}
 	KUNIT_ASSERT_EQ(test, 1, ib_map_mr_sg(o->mr, o->buf.sg, 1, NULL, SZ_2M));
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.mr = o->mr;
-	reg.key = o->mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		     IB_ACCESS_REMOTE_WRITE;
 	mrcore_e2e_wait_init(&w);
-	reg.wr.wr_cqe = &w.cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
+	mrcore_e2e_reg_wr(&reg, o->mr, &w);
 	KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_post(side, &reg.wr, &w,
 						 IO_TIMEOUT_MS));
 	o->rkey = o->mr->rkey;

@@ -267,6 +267,8 @@ int mrcore_e2e_wait_done(struct mrcore_e2e_side *side,
 void mrcore_e2e_rdma_wr(struct ib_rdma_wr *wr, enum ib_wr_opcode opcode,
 			struct ib_sge *sge, u64 remote_addr, u32 rkey,
 			struct mrcore_e2e_wait *w);
+void mrcore_e2e_reg_wr(struct ib_reg_wr *reg, struct ib_mr *mr,
+		       struct mrcore_e2e_wait *w);
 enum ib_qp_state mrcore_e2e_qp_state(struct mrcore_e2e_side *side);
 bool mrcore_e2e_qp_failed(struct mrcore_e2e_side *side,
 			  unsigned int timeout_ms);

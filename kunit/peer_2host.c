@@ -241,7 +241,7 @@ static int peer_buf_map(struct peer_conn *c, struct peer_buf *b,
 static int peer_buf_map_contig(struct peer_conn *c, struct peer_buf *b)
 {
 	struct ib_device *dev = c->side.device;
-	struct ib_reg_wr reg = {};
+	struct ib_reg_wr reg;
 	struct mrcore_e2e_wait w;
 	int ret;
 
@@ -256,14 +256,8 @@ static int peer_buf_map_contig(struct peer_conn *c, struct peer_buf *b)
 	}
 	if (ib_map_mr_sg(b->raw, b->buf.sg, 1, NULL, SZ_2M) != 1)
 		return -EIO;
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.mr = b->raw;
-	reg.key = b->raw->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		     IB_ACCESS_REMOTE_WRITE;
 	mrcore_e2e_wait_init(&w);
-	reg.wr.wr_cqe = &w.cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
+	mrcore_e2e_reg_wr(&reg, b->raw, &w);
 	b->mapped = true;
 	ret = peer_post(c, &reg.wr, &w);
 	b->key = b->raw->rkey;

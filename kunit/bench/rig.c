@@ -71,7 +71,7 @@ static void bench_done(struct ib_cq *cq, struct ib_wc *wc)
 static int bench_owner_register(struct bench_qp *q)
 {
 	struct mrcore_e2e_side *side = &q->pair->passive;
-	struct ib_reg_wr reg = {};
+	struct ib_reg_wr reg;
 	struct mrcore_e2e_wait *w;
 	int ret;
 
@@ -79,14 +79,8 @@ static int bench_owner_register(struct bench_qp *q)
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.mr = q->owner_mr;
-	reg.key = q->owner_mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		     IB_ACCESS_REMOTE_WRITE;
 	mrcore_e2e_wait_init(w);
-	reg.wr.wr_cqe = &w->cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
+	mrcore_e2e_reg_wr(&reg, q->owner_mr, w);
 	ret = mrcore_e2e_post(side, &reg.wr, w, BENCH_TIMEOUT_MS);
 	kfree(w);
 	if (ret)
