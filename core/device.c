@@ -178,6 +178,7 @@ void mrcore_device_chose(struct mrcore_device *mdev, enum mrcore_class op_class,
 static void mrcore_device_sum(struct mrcore_device *mdev,
 			      struct mrcore_device_stats *sum)
 {
+	u64 ios;
 	int cpu;
 	u32 i, c;
 
@@ -197,10 +198,14 @@ static void mrcore_device_sum(struct mrcore_device *mdev,
 			for (c = 0; c < MRCORE_CLASS_NR; c++)
 				sum->by_backend[i][c] +=
 					READ_ONCE(s->by_backend[i][c]);
-			/* Every I/O is counted once, by its backend. */
-			sum->v[MRCORE_STAT_IOS] +=
-				READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
-				READ_ONCE(s->by_backend[i][MRCORE_CLASS_WRITE]);
+			/*
+			 * Every I/O is counted once, by its backend, and
+			 * so is the mapping it holds (mrcore_pool_count()).
+			 */
+			ios = READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
+			      READ_ONCE(s->by_backend[i][MRCORE_CLASS_WRITE]);
+			sum->v[MRCORE_STAT_IOS] += ios;
+			sum->v[MRCORE_STAT_DMA_MAPS] += ios;
 		}
 	}
 }
@@ -225,7 +230,7 @@ u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat)
 
 		/* Marked: see mrcore_device_sum(). */
 		v += READ_ONCE(s->v[stat]);
-		if (stat != MRCORE_STAT_IOS)
+		if (stat != MRCORE_STAT_IOS && stat != MRCORE_STAT_DMA_MAPS)
 			continue;
 		for (i = 0; i < MRCORE_DEVICE_SLOTS; i++)
 			v += READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
@@ -412,6 +417,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_mrcore_device_counter, RDMA_MRCORE);
 
 /* DMA mappings made by the core and not yet released, on every device. */
 DEFINE_PER_CPU(long, mrcore_dma_live);
+
+DEFINE_PER_CPU(struct mrcore_device_stats, mrcore_nodev_stats);
+u32 mrcore_nodev_last[MRCORE_CLASS_NR];
 
 /**
  * rdma_mrcore_dma_maps_live() - DMA mappings the core holds

@@ -736,8 +736,8 @@ static __always_inline void mrcore_io_chosen(struct rdma_io_ctx *ctx,
 					     u32 cost)
 {
 	ctx->backend = c->ops;
-	mrcore_device_count(ctx->pool->mdev, read ? MRCORE_CLASS_READ :
-			    MRCORE_CLASS_WRITE, c->slot, why);
+	mrcore_pool_count(ctx->pool, read ? MRCORE_CLASS_READ :
+			  MRCORE_CLASS_WRITE, c->slot, why);
 	trace_mrcore_io_init(ctx, mrcore_why_name(why), cost);
 }
 
@@ -816,7 +816,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		return -EINVAL;
 	set = mrcore_pool_io(pool);
 	if (unlikely(!set)) {
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_NO_BACKEND);
+		mrcore_pool_stat_add(pool, MRCORE_STAT_ERR_NO_BACKEND, 1);
 		return -EOPNOTSUPP;
 	}
 
@@ -829,8 +829,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->remote_addr = remote_addr;
 	ctx->rkey = rkey;
 
-	ctx->dma_nents = mrcore_dma_map_sg(pool->info.dev, pool->mdev, sg,
-					   sg_cnt, dir);
+	ctx->dma_nents = mrcore_io_dma_map(pool, sg, sg_cnt, dir);
 	if (unlikely(!ctx->dma_nents))
 		return -ENOMEM;
 
@@ -856,7 +855,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 
 unmap_dma:
 	ctx->backend = NULL;
-	mrcore_dma_unmap_sg(pool->info.dev, pool->mdev, sg, sg_cnt, dir);
+	mrcore_io_dma_unbuilt(pool, sg, sg_cnt, dir);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
@@ -917,7 +916,7 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		ctx->last->wr_cqe = cqe;
 		ctx->last->send_flags |= IB_SEND_SIGNALED;
 	}
-	mrcore_stat_add(ctx->pool->mdev, MRCORE_STAT_WRS, ctx->nr_wrs);
+	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_WRS, ctx->nr_wrs);
 	return ctx->first;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
@@ -1016,8 +1015,8 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 	int ret = rdma_post_send_chain(ctx->pool->info.qp,
 				       rdma_io_ctx_wrs(ctx, cqe, chain_wr));
 
-	mrcore_stat_inc(ctx->pool->mdev, ret ? MRCORE_STAT_ERR_POST :
-			MRCORE_STAT_POSTS);
+	mrcore_pool_stat_add(ctx->pool, ret ? MRCORE_STAT_ERR_POST :
+			     MRCORE_STAT_POSTS, 1);
 	trace_mrcore_io_post(ctx, ret);
 	return ret;
 }
@@ -1138,8 +1137,7 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	/* An I/O without MRs that completed gives back its mapping alone. */
 	if (unlikely(!ok || ctx->kind != MRCORE_IO_SGES))
 		mrcore_io_release(ctx, wc, ok);
-	mrcore_dma_unmap_sg(ctx->pool->info.dev, ctx->pool->mdev, ctx->map_sg,
-			    ctx->sg_cnt, ctx->dir);
+	mrcore_io_dma_unmap(ctx->pool, ctx->map_sg, ctx->sg_cnt, ctx->dir);
 	mrcore_io_free(ctx);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_destroy, RDMA_MRCORE);

@@ -331,6 +331,10 @@ static inline void mrcore_stat_inc(struct mrcore_device *mdev,
 	mrcore_stat_add(mdev, stat, 1);
 }
 
+/* What a pool counts into when its device keeps no state: read by nobody. */
+DECLARE_PER_CPU(struct mrcore_device_stats, mrcore_nodev_stats);
+extern u32 mrcore_nodev_last[MRCORE_CLASS_NR];
+
 /**
  * enum mrcore_io_kind - how an I/O is built, and undone
  * @MRCORE_IO_SGES: READ/WRITE WRs on the PD's local DMA lkey, no MR.
@@ -426,6 +430,10 @@ struct mrcore_io_set {
  * @resolve_lock: serializes resolving.
  * @forced: name of the backend every I/O of this pool must use, or "".
  * @mdev: the device's state, or %NULL.
+ * @stats: @mdev's per-CPU counters, or those no device reads
+ *	(mrcore_nodev_stats): never %NULL, so that the I/O path counts
+ *	without a test.
+ * @last: @mdev's last choices, or those no device reads.
  */
 struct rdma_io_pool {
 	struct rdma_io_pool_info info;
@@ -450,6 +458,8 @@ struct rdma_io_pool {
 	struct mutex resolve_lock;	/* serializes resolving */
 	char forced[MRCORE_BACKEND_NAME_LEN];
 	struct mrcore_device *mdev;
+	struct mrcore_device_stats __percpu *stats;
+	u32 *last;
 };
 
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
@@ -617,6 +627,90 @@ static inline void mrcore_dma_unmap_sg(struct ib_device *dev,
 	ib_dma_unmap_sg(dev, sg, nents, dir);
 	this_cpu_dec(mrcore_dma_live);
 	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_UNMAPS);
+}
+
+/*
+ * The I/O path's counters, through its pool: no test for a device without
+ * state (@pool->stats is never %NULL).
+ */
+static inline void mrcore_pool_stat_add(struct rdma_io_pool *pool,
+					enum mrcore_stat stat, u32 n)
+{
+	this_cpu_add(pool->stats->v[stat], n);
+}
+
+/*
+ * An I/O built by the backend in @slot: mrcore_device_count() for a pool.
+ * This one count is also the I/O's entry in ``ios`` and ``dma_maps``
+ * (mrcore_device_stat() adds the I/Os up), so that a built I/O costs one
+ * counter at init.
+ */
+static inline void mrcore_pool_count(struct rdma_io_pool *pool,
+				     enum mrcore_class op_class, u32 slot,
+				     enum mrcore_why why)
+{
+	u32 last = (slot + 1) | why << 16;
+
+	this_cpu_inc(pool->stats->by_backend[slot][op_class]);
+	/* Written only when it changes: the common case stays read-only. */
+	if (READ_ONCE(pool->last[op_class]) != last)
+		WRITE_ONCE(pool->last[op_class], last);
+}
+
+/**
+ * mrcore_io_dma_map() - DMA-map the scatterlist of an I/O
+ * @pool: the I/O's pool.
+ * @sg: the scatterlist.
+ * @nents: its entries.
+ * @dir: the direction.
+ *
+ * mrcore_dma_map_sg() for rdma_io_ctx_init(), but counted in ``dma_maps``
+ * by the I/O it builds (mrcore_pool_count()); an init that fails after
+ * this counts its mapping with mrcore_io_dma_unbuilt().
+ *
+ * Context: As ib_dma_map_sg().
+ * Return: the number of DMA entries, or 0 if the mapping failed.
+ */
+static inline int mrcore_io_dma_map(struct rdma_io_pool *pool,
+				    struct scatterlist *sg, u32 nents,
+				    enum dma_data_direction dir)
+{
+	int n = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
+		ib_dma_map_sg(pool->info.dev, sg, nents, dir);
+
+	if (unlikely(n <= 0)) {
+		mrcore_pool_stat_add(pool, MRCORE_STAT_ERR_DMA_MAP, 1);
+		return 0;
+	}
+	this_cpu_inc(mrcore_dma_live);
+	return n;
+}
+
+/**
+ * mrcore_io_dma_unmap() - release the mapping of mrcore_io_dma_map()
+ * @pool: the I/O's pool.
+ * @sg: the scatterlist.
+ * @nents: the entries given to mrcore_io_dma_map().
+ * @dir: the direction.
+ *
+ * Context: As ib_dma_unmap_sg().
+ */
+static inline void mrcore_io_dma_unmap(struct rdma_io_pool *pool,
+				       struct scatterlist *sg, u32 nents,
+				       enum dma_data_direction dir)
+{
+	ib_dma_unmap_sg(pool->info.dev, sg, nents, dir);
+	this_cpu_dec(mrcore_dma_live);
+	mrcore_pool_stat_add(pool, MRCORE_STAT_DMA_UNMAPS, 1);
+}
+
+/* The mapping of an init that built no I/O, counted as mrcore_dma_map_sg() would. */
+static inline void mrcore_io_dma_unbuilt(struct rdma_io_pool *pool,
+					 struct scatterlist *sg, u32 nents,
+					 enum dma_data_direction dir)
+{
+	mrcore_pool_stat_add(pool, MRCORE_STAT_DMA_MAPS, 1);
+	mrcore_io_dma_unmap(pool, sg, nents, dir);
 }
 
 struct dentry *mrcore_debugfs_init(void);

@@ -415,6 +415,8 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 	pool->info.pd = qp->pd;
 	pool->info.dev = qp->device;
 	pool->mdev = mrcore_device_get(qp->device);
+	pool->stats = pool->mdev ? pool->mdev->stats : &mrcore_nodev_stats;
+	pool->last = pool->mdev ? pool->mdev->last : mrcore_nodev_last;
 	spin_lock_init(&pool->lock);
 	mutex_init(&pool->resolve_lock);
 	INIT_LIST_HEAD(&pool->clean);
