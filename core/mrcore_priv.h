@@ -142,7 +142,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  * @MRCORE_STAT_MAPS: map-API mappings (rdma_map_sg_lkey(), rdma_map_sg_rkey()).
  * @MRCORE_STAT_UNMAPS: map-API unmaps.
  * @MRCORE_STAT_DMA_MAPS: scatterlists the core DMA-mapped (map API and I/O
- *	contexts).
+ *	contexts); a built I/O's mapping is not counted on its own but by
+ *	its per-backend READ or WRITE use, which the sum adds.
  * @MRCORE_STAT_DMA_UNMAPS: those it unmapped again; equal to
  *	@MRCORE_STAT_DMA_MAPS when nothing is mapped.
  * @MRCORE_STAT_IOS: I/O contexts built (not counted on its own: the sum

@@ -582,6 +582,13 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	rdma_io_ctx_destroy(&b, &ok);
 	ASSERT_EQ(Init(&c, &sc, 1, false), 1);		// one WRITE WR
 	rdma_io_ctx_destroy(&c, nullptr);		// never posted
+	// Refused after its list was mapped: an offset at the end of it.
+	rdma_io_ctx d;
+	Sg sd;
+	sd.add(arena_, 0, 0, PAGE_SIZE);
+	ASSERT_EQ(rdma_io_ctx_init(&d, pool_, sd.get(), 1, PAGE_SIZE,
+				   remote_.addr(0), rkey(), DMA_TO_DEVICE),
+		  -EINVAL);
 
 	// The map API: one rkey mapping, invalidated locally, unmapped.
 	ASSERT_NO_FATAL_FAILURE(MapInvalidateUnmap());
@@ -598,6 +605,10 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	EXPECT_EQ(n["err_post"], "0");
 	EXPECT_EQ(n["maps"], "1");
 	EXPECT_EQ(n["unmaps"], "1");
+	// Three I/Os, the refused init and the map API's mapping: a built
+	// I/O's mapping is counted by its backend's use, the others alone.
+	EXPECT_EQ(n["dma_maps"], "5");
+	EXPECT_EQ(n["dma_unmaps"], "5");
 	EXPECT_EQ(n["invalidate_local"], "1");
 	EXPECT_EQ(n["invalidate_remote"], "0");
 	EXPECT_EQ(n["read_fmr"], "1");
