@@ -675,7 +675,7 @@ static int peer_ulp_buf(struct mrcore_e2e_buf *buf, u64 len, u32 seed)
 {
 	int ret;
 
-	if (!len || len > MRCORE_PEER_ULP_MAX_BYTES)
+	if (!len || len > MRCORE_PEER_NFS_MAX_BYTES)
 		return -EINVAL;
 	ret = mrcore_e2e_buf_alloc(buf, len, 0);
 	if (ret)
@@ -687,7 +687,7 @@ static int peer_ulp_buf(struct mrcore_e2e_buf *buf, u64 len, u32 seed)
 	return 0;
 }
 
-/* VERIFY's answer for @len bytes of @buf against @seed. */
+/* VERIFY's answer for all of @buf against pattern @seed. */
 static void peer_ulp_verify(struct mrcore_e2e_buf *buf, u32 seed,
 			    struct mrcore_peer_req *a)
 {
@@ -839,12 +839,14 @@ static int peer_iser(struct peer_conn *c, const struct mrcore_peer_req *q,
 		/* A transfer not aligned on a page spans one page more. */
 		t = mrcore_iser_target_create(c->side.qp,
 					      c->side.cm_id->port_num, 1,
-					      MRCORE_PEER_ULP_MAX_BYTES /
+					      MRCORE_PEER_ISER_MAX_BYTES /
 					      PAGE_SIZE + 1);
 		if (IS_ERR(t))
 			return PTR_ERR(t);
 		c->iser_target = t;
 	}
+	if (q->len > MRCORE_PEER_ISER_MAX_BYTES)
+		return -EINVAL;
 	u = peer_ulp_alloc();
 	if (!u)
 		return -ENOMEM;

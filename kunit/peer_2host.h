@@ -91,8 +91,10 @@
  * SEND_WITH_INV (of the first handle the RPC moved data with, or of the
  * STag).  A call carries its chunks' segments after the message (&struct
  * mrcore_peer_call; %MRCORE_PEER_CALL_SEGS at most, each at most
- * %MRCORE_PEER_NFS_SEG_PAGES pages).  The server's memory is new, filled
- * with a pattern or poisoned, and freed after the answer.
+ * %MRCORE_PEER_NFS_SEG_PAGES pages).  The server's memory is new (a chunk
+ * of %MRCORE_PEER_NFS_MAX_BYTES at most, a command's transfer of
+ * %MRCORE_PEER_ISER_MAX_BYTES), filled with a pattern or poisoned, and
+ * freed after the answer.
  *
  * %MRCORE_PEER_NFS_WRITE  @len, @seed, @id (segments of the read chunk)
  *	An NFS-style WRITE RPC: mrcore_nfs_svc_pull() of the read chunk into
@@ -241,8 +243,9 @@ struct mrcore_peer_seg {
 #define MRCORE_PEER_CALL_SEGS		8
 /* Pages of a client's segment (one MR), and a server's I/O spans one more. */
 #define MRCORE_PEER_NFS_SEG_PAGES	128
-/* The longest iSER-style transfer, and of an NFS-style chunk. */
-#define MRCORE_PEER_ULP_MAX_BYTES	SZ_1M
+/* The longest NFS-style chunk, and the longest iSER-style transfer. */
+#define MRCORE_PEER_NFS_MAX_BYTES	SZ_2M
+#define MRCORE_PEER_ISER_MAX_BYTES	SZ_1M
 
 /**
  * struct mrcore_peer_call - a request with the segments of its chunks

@@ -44,7 +44,7 @@
 #define ULP_ATTACK_SEED		0x7777
 #define ULP_QP_ERR_MS		5000
 /* An unaligned 1 MiB spans 257 pages. */
-#define ULP_ISER_PAGES		(MRCORE_PEER_ULP_MAX_BYTES / PAGE_SIZE + 1)
+#define ULP_ISER_PAGES		(MRCORE_PEER_ISER_MAX_BYTES / PAGE_SIZE + 1)
 
 /**
  * struct ulp_wait - a completion entry that keeps the whole completion
