@@ -17,11 +17,11 @@
  * guard bytes around it: what the server pulled, by the peer; what it
  * pushed, here.  The request must complete with every key dead, each
  * killed once (the server's SEND_WITH_INV, or the client's LOCAL_INV: the
- * device's inv_remote and inv_local counters), no MR recycled and no DMA
- * mapping left.  Then the attacker: the peer, on its end of the same
- * connection, uses a key the client advertised (a READ of a read chunk's,
- * a WRITE into a write or reply chunk's or a SCSI READ's STag).  It must
- * fail, and the client's memory keep its bytes.  How the devices refuse
+ * device's invalidate_remote and invalidate_local counters), no MR
+ * recycled and no DMA mapping left.  Then the attacker: the peer, on its
+ * end of the same connection, uses a key the client advertised (a READ of
+ * a read chunk's, a WRITE into a write or reply chunk's or a SCSI READ's
+ * STag).  It must fail, and the client's memory keep its bytes.  How the devices refuse
  * (as e2e_kunit.c measured): rxe with a remote access error; siw with a
  * TERMINATE from this end, which flushes the peer's READ and moves this
  * end's QP to the error state, while the peer's WRITE (never acknowledged
@@ -350,10 +350,11 @@ struct ulp_counters {
 static void ulp_counters(struct kunit *test, struct ulp_2host *u,
 			 struct ulp_counters *c)
 {
-	KUNIT_EXPECT_EQ(test, 0, rdma_mrcore_device_counter(u->dev, "inv_local",
+	KUNIT_EXPECT_EQ(test, 0, rdma_mrcore_device_counter(u->dev,
+							    "invalidate_local",
 							    &c->inv_local));
 	KUNIT_EXPECT_EQ(test, 0, rdma_mrcore_device_counter(u->dev,
-							    "inv_remote",
+							    "invalidate_remote",
 							    &c->inv_remote));
 	KUNIT_EXPECT_EQ(test, 0, rdma_mrcore_device_counter(u->dev,
 							    "mr_recycled",
@@ -362,8 +363,8 @@ static void ulp_counters(struct kunit *test, struct ulp_2host *u,
 }
 
 /*
- * The call is done: the reply said @reply_inv was invalidated (or none).
- * Every key was killed once, by the peer or by this kernel; nothing was
+ * The call is done: the reply was a SEND_WITH_INV of the first key if
+ * @remote_inv, else a SEND.  Every key was killed once, by the peer or by this kernel; nothing was
  * recycled; no DMA mapping is left.
  */
 static void ulp_expect_retired(struct kunit *test, struct ulp_2host *u,
