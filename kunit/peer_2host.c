@@ -582,12 +582,16 @@ static void peer_answer_prep(struct peer_conn *c, struct peer_answer *ans,
  * struct peer_ulp - one RPC or command of the adapters on the peer
  * @rpc: the NFS-style RPC.
  * @cmd: the iSER-style command.
+ * @chunk: the call's read or write chunk.
+ * @reply: its reply chunk.
+ * @used: what a push used of a chunk.
  * @done: the adapter's callback ran.
  * @status: its status.
  */
 struct peer_ulp {
 	struct mrcore_nfs_rpc rpc;
 	struct mrcore_iser_cmd cmd;
+	struct mrcore_nfs_chunk chunk, reply, used;
 	struct completion done;
 	int status;
 };
@@ -746,28 +750,28 @@ static int peer_nfs_reply(struct peer_conn *c, struct peer_ulp *u,
 	return peer_ulp_wait(c, u);
 }
 
-static int peer_nfs_write(struct peer_conn *c, const struct peer_call *pc,
-			  const struct mrcore_peer_req *q,
-			  struct mrcore_peer_req *a, struct peer_answer *ans)
+static noinline_for_stack int
+peer_nfs_write(struct peer_conn *c, const struct peer_call *pc,
+	       const struct mrcore_peer_req *q, struct mrcore_peer_req *a,
+	       struct peer_answer *ans)
 {
-	struct mrcore_nfs_chunk chunk;
 	struct mrcore_e2e_buf sink;
 	struct peer_ulp *u;
 	int ret;
 
-	ret = peer_chunk(pc, 0, q->id, &chunk);
-	if (!ret)
-		ret = peer_nfs_svc(c);
+	ret = peer_nfs_svc(c);
 	if (ret)
 		return ret;
 	u = peer_ulp_alloc();
 	if (!u)
 		return -ENOMEM;
-	ret = peer_ulp_buf(&sink, q->len, MRCORE_E2E_POISONED);
+	ret = peer_chunk(pc, 0, q->id, &u->chunk);
+	if (!ret)
+		ret = peer_ulp_buf(&sink, q->len, MRCORE_E2E_POISONED);
 	if (ret)
 		goto free_u;
 	mrcore_nfs_rpc_init(&u->rpc, c->nfs_svc);
-	ret = mrcore_nfs_svc_pull(&u->rpc, &chunk, sink.pages, sink.offset,
+	ret = mrcore_nfs_svc_pull(&u->rpc, &u->chunk, sink.pages, sink.offset,
 				  peer_nfs_done);
 	ret = peer_ulp_posted(c, u, ret);
 	if (ret == -EINPROGRESS)
@@ -782,37 +786,37 @@ free_u:
 	return ret;
 }
 
-static int peer_nfs_read(struct peer_conn *c, const struct peer_call *pc,
-			 const struct mrcore_peer_req *q,
-			 struct mrcore_peer_req *a, struct peer_answer *ans)
+static noinline_for_stack int
+peer_nfs_read(struct peer_conn *c, const struct peer_call *pc,
+	      const struct mrcore_peer_req *q, struct mrcore_peer_req *a,
+	      struct peer_answer *ans)
 {
-	struct mrcore_nfs_chunk wchunk, rchunk, used;
 	struct mrcore_e2e_buf src, rsrc;
 	struct peer_ulp *u;
 	int ret;
 
-	ret = peer_chunk(pc, 0, q->id, &wchunk);
-	if (!ret)
-		ret = peer_chunk(pc, q->id, q->ops, &rchunk);
-	if (!ret)
-		ret = peer_nfs_svc(c);
+	ret = peer_nfs_svc(c);
 	if (ret)
 		return ret;
 	u = peer_ulp_alloc();
 	if (!u)
 		return -ENOMEM;
-	ret = peer_ulp_buf(&src, q->len, q->seed);
+	ret = peer_chunk(pc, 0, q->id, &u->chunk);
+	if (!ret)
+		ret = peer_chunk(pc, q->id, q->ops, &u->reply);
+	if (!ret)
+		ret = peer_ulp_buf(&src, q->len, q->seed);
 	if (ret)
 		goto free_u;
 	ret = peer_ulp_buf(&rsrc, q->start, q->seed + 1);
 	if (ret)
 		goto free_src;
 	mrcore_nfs_rpc_init(&u->rpc, c->nfs_svc);
-	ret = mrcore_nfs_svc_push(&u->rpc, &wchunk, src.pages, src.offset,
-				  q->len, &used);
+	ret = mrcore_nfs_svc_push(&u->rpc, &u->chunk, src.pages, src.offset,
+				  q->len, &u->used);
 	if (!ret)
-		ret = mrcore_nfs_svc_push(&u->rpc, &rchunk, rsrc.pages,
-					  rsrc.offset, q->start, &used);
+		ret = mrcore_nfs_svc_push(&u->rpc, &u->reply, rsrc.pages,
+					  rsrc.offset, q->start, &u->used);
 	if (ret)
 		mrcore_nfs_rpc_release(&u->rpc);
 	else
@@ -825,8 +829,9 @@ free_u:
 	return ret;
 }
 
-static int peer_iser(struct peer_conn *c, const struct mrcore_peer_req *q,
-		     struct mrcore_peer_req *a, struct peer_answer *ans)
+static noinline_for_stack int
+peer_iser(struct peer_conn *c, const struct mrcore_peer_req *q,
+	  struct mrcore_peer_req *a, struct peer_answer *ans)
 {
 	bool scsi_read = q->flags & MRCORE_PEER_F_READ;
 	struct mrcore_e2e_buf buf;

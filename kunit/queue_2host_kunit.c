@@ -363,7 +363,7 @@ static void queue_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, rdma_mrcore_device_counter(dev, "mr_recycled",
 							    &recycled));
 	kunit_info(test, "queue %s part %u: %u I/Os (%u WRITEs, %u READs back) on %u QPs, %u in flight, in %u ms: %u completed, %u failed, %u data mismatches; %llu MRs used, %llu recycled, %ld DMA mappings left\n",
-		   dev_name(dev), part, posted, writes, reads, QUEUE_QPS,
+		   dev_name(&dev->dev), part, posted, writes, reads, QUEUE_QPS,
 		   max_in_flight, jiffies_to_msecs(jiffies - start), completed,
 		   failed, mismatched, mrs, recycled - recycled0,
 		   rdma_mrcore_dma_maps_live() - maps0);
