@@ -43,8 +43,11 @@
 #define ULP_ATTACK_BYTES	4096
 #define ULP_ATTACK_SEED		0x7777
 #define ULP_QP_ERR_MS		5000
-/* An unaligned 1 MiB spans 257 pages. */
-#define ULP_ISER_PAGES		(MRCORE_PEER_ISER_MAX_BYTES / PAGE_SIZE + 1)
+/*
+ * The initiator's MRs: siw registers 256 pages at most (-E2BIG beyond),
+ * so the 1 MiB commands are page-aligned, the unaligned ones shorter.
+ */
+#define ULP_ISER_PAGES		(MRCORE_PEER_ISER_MAX_BYTES / PAGE_SIZE)
 
 /**
  * struct ulp_wait - a completion entry that keeps the whole completion
