@@ -20,6 +20,8 @@
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <rdma/mrcore.h>
+#include <rdma/mrcore_iser.h>
+#include <rdma/mrcore_nfs.h>
 
 #include "mrcore_harness.h"
 #include "peer_2host.h"
@@ -61,6 +63,7 @@ static struct peer_listener peer_listeners[] = {
  * @c: its connection.
  * @msg: its buffer.
  * @dma: @msg's DMA address.
+ * @byte_len: bytes the request's SEND carried.
  * @cqe: its completion.
  * @work: serves the request it received.
  *
@@ -70,8 +73,9 @@ static struct peer_listener peer_listeners[] = {
  */
 struct peer_rx {
 	struct peer_conn *c;
-	struct mrcore_peer_msg *msg;
+	struct mrcore_peer_call *msg;
 	u64 dma;
+	u32 byte_len;
 	struct ib_cqe cqe;
 	struct work_struct work;
 };
@@ -86,6 +90,8 @@ struct peer_rx {
  * @resp_dma: @resp's DMA address.
  * @free_work: tears the connection down.
  * @pool: the I/O helper's pool of ACCESS requests on this QP, once used.
+ * @nfs_svc: the NFS-style server on this QP, once used.
+ * @iser_target: the iSER-style target on this QP, once used.
  * @gone: @free_work is queued; no event queues it again.
  */
 struct peer_conn {
@@ -97,6 +103,8 @@ struct peer_conn {
 	u64 resp_dma;
 	struct work_struct free_work;
 	struct rdma_io_pool *pool;
+	struct mrcore_nfs_svc *nfs_svc;
+	struct mrcore_iser_target *iser_target;
 	bool gone;
 };
 
@@ -527,8 +535,362 @@ static int peer_net(const struct mrcore_peer_req *q)
 	return mrcore_2host_run(cmd, UMH_WAIT_PROC) ? -EIO : 0;
 }
 
-static int peer_serve(struct peer_conn *c, const struct mrcore_peer_req *q,
-		      struct mrcore_peer_req *a)
+/* ---- the server halves of the ULP adapters ---- */
+
+/**
+ * struct peer_answer - the answer's SEND
+ * @wr: its WR.
+ * @sge: over the connection's answer buffer.
+ * @w: its completion, for a plain answer.
+ * @posted: an adapter posted @wr as the reply of its RPC or command.
+ */
+struct peer_answer {
+	struct ib_send_wr wr;
+	struct ib_sge sge;
+	struct mrcore_e2e_wait w;
+	bool posted;
+};
+
+/* Encode answer @a (to @q, status @ret) and set up its plain SEND. */
+static void peer_answer_prep(struct peer_conn *c, struct peer_answer *ans,
+			     const struct mrcore_peer_req *q,
+			     struct mrcore_peer_req *a, int ret)
+{
+	struct ib_device *dev = c->side.device;
+	struct mrcore_peer_msg *m = c->resp;
+
+	ib_dma_sync_single_for_cpu(dev, c->resp_dma, sizeof(*m), DMA_TO_DEVICE);
+	a->op = q->op;
+	a->tag = q->tag;
+	a->status = -ret;
+	mrcore_peer_pack(m, a);
+	ib_dma_sync_single_for_device(dev, c->resp_dma, sizeof(*m),
+				      DMA_TO_DEVICE);
+	ans->sge.addr = c->resp_dma;
+	ans->sge.length = sizeof(*m);
+	ans->sge.lkey = c->side.pd->local_dma_lkey;
+	mrcore_e2e_wait_init(&ans->w);
+	memset(&ans->wr, 0, sizeof(ans->wr));
+	ans->wr.opcode = IB_WR_SEND;
+	ans->wr.sg_list = &ans->sge;
+	ans->wr.num_sge = 1;
+	ans->wr.send_flags = IB_SEND_SIGNALED;
+	ans->wr.wr_cqe = &ans->w.cqe;
+}
+
+/**
+ * struct peer_ulp - one RPC or command of the adapters on the peer
+ * @rpc: the NFS-style RPC.
+ * @cmd: the iSER-style command.
+ * @chunk: the call's read or write chunk.
+ * @reply: its reply chunk.
+ * @used: what a push used of a chunk.
+ * @done: the adapter's callback ran.
+ * @status: its status.
+ */
+struct peer_ulp {
+	struct mrcore_nfs_rpc rpc;
+	struct mrcore_iser_cmd cmd;
+	struct mrcore_nfs_chunk chunk, reply, used;
+	struct completion done;
+	int status;
+};
+
+static void peer_nfs_done(struct mrcore_nfs_rpc *rpc, int status)
+{
+	struct peer_ulp *u = container_of(rpc, struct peer_ulp, rpc);
+
+	u->status = status;
+	complete(&u->done);
+}
+
+static void peer_iser_done(struct mrcore_iser_cmd *cmd, int status)
+{
+	struct peer_ulp *u = container_of(cmd, struct peer_ulp, cmd);
+
+	u->status = status;
+	complete(&u->done);
+}
+
+/*
+ * Wait for the adapter's callback; on a timeout the QP goes to the error
+ * state, which flushes what is posted, so the callback comes.
+ */
+static int peer_ulp_wait(struct peer_conn *c, struct peer_ulp *u)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (!wait_for_completion_timeout(&u->done,
+					 msecs_to_jiffies(PEER_TIMEOUT_MS))) {
+		pr_err("mrcore_2host_peer: connection %u: no completion of the adapter after %u ms\n",
+		       c->id, PEER_TIMEOUT_MS);
+		ib_modify_qp(c->side.qp, &attr, IB_QP_STATE);
+		wait_for_completion(&u->done);
+		return -ETIMEDOUT;
+	}
+	reinit_completion(&u->done);
+	return u->status;
+}
+
+/*
+ * After a post of the adapter's that returned @ret: a chain taken in part
+ * is drained (the QP goes to the error state) before the caller releases
+ * it; 0 is waited for.
+ */
+static int peer_ulp_posted(struct peer_conn *c, struct peer_ulp *u, int ret)
+{
+	if (ret == -EINPROGRESS)
+		ib_drain_sq(c->side.qp);
+	return ret ? ret : peer_ulp_wait(c, u);
+}
+
+/**
+ * struct peer_call - a request as received
+ * @call: a copy of its bytes.
+ * @len: how many of them the SEND carried.
+ */
+struct peer_call {
+	const struct mrcore_peer_call *call;
+	u32 len;
+};
+
+/* Segments [@from, @from + @n) of call @pc as a chunk. */
+static int peer_chunk(const struct peer_call *pc, unsigned int from,
+		      unsigned int n, struct mrcore_nfs_chunk *chunk)
+{
+	unsigned int i;
+
+	if (!n || n > MRCORE_NFS_MAX_SEGS || from + n > MRCORE_PEER_CALL_SEGS ||
+	    pc->len < offsetof(struct mrcore_peer_call, segs[from + n]))
+		return -EPROTO;
+	chunk->nsegs = n;
+	for (i = 0; i < n; i++) {
+		const struct mrcore_peer_seg *s = &pc->call->segs[from + i];
+
+		chunk->segs[i].handle = le32_to_cpu(s->handle);
+		chunk->segs[i].length = le32_to_cpu(s->length);
+		chunk->segs[i].offset = le64_to_cpu(s->offset);
+	}
+	return 0;
+}
+
+/* New server memory of @len bytes, with pattern @seed or poisoned. */
+static int peer_ulp_buf(struct mrcore_e2e_buf *buf, u64 len, u32 seed)
+{
+	int ret;
+
+	if (!len || len > MRCORE_PEER_NFS_MAX_BYTES)
+		return -EINVAL;
+	ret = mrcore_e2e_buf_alloc(buf, len, 0);
+	if (ret)
+		return ret;
+	if (seed == MRCORE_E2E_POISONED)
+		mrcore_e2e_buf_poison(buf);
+	else
+		mrcore_e2e_buf_fill(buf, seed);
+	return 0;
+}
+
+/* VERIFY's answer for all of @buf against pattern @seed. */
+static void peer_ulp_verify(struct mrcore_e2e_buf *buf, u32 seed,
+			    struct mrcore_peer_req *a)
+{
+	struct mrcore_e2e_diff d;
+
+	mrcore_e2e_buf_verify(buf, 0, buf->len, seed, &d);
+	a->value = d.bad;
+	a->addr = (u64)d.pos;
+	a->key = (u32)d.got << 8 | d.want;
+}
+
+static int peer_nfs_svc(struct peer_conn *c)
+{
+	struct mrcore_nfs_svc *svc;
+
+	if (c->nfs_svc)
+		return 0;
+	svc = mrcore_nfs_svc_create(c->side.qp, c->side.cm_id->port_num, 1,
+				    MRCORE_PEER_NFS_SEG_PAGES);
+	if (IS_ERR(svc))
+		return PTR_ERR(svc);
+	c->nfs_svc = svc;
+	return 0;
+}
+
+static struct peer_ulp *peer_ulp_alloc(void)
+{
+	struct peer_ulp *u = kzalloc(sizeof(*u), GFP_KERNEL);
+
+	if (u)
+		init_completion(&u->done);
+	return u;
+}
+
+/* The NFS-style reply, @a encoded, after the RPC's pushed WRITEs. */
+static int peer_nfs_reply(struct peer_conn *c, struct peer_ulp *u,
+			  struct peer_answer *ans,
+			  const struct mrcore_peer_req *q,
+			  struct mrcore_peer_req *a)
+{
+	int ret;
+
+	peer_answer_prep(c, ans, q, a, 0);
+	ret = mrcore_nfs_svc_reply(&u->rpc, &ans->wr,
+				   q->flags & MRCORE_PEER_F_REMOTE_INV,
+				   peer_nfs_done);
+	if (ret == -EINPROGRESS) {
+		ans->posted = true;
+		peer_ulp_posted(c, u, ret);
+		mrcore_nfs_rpc_release(&u->rpc);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	ans->posted = true;
+	return peer_ulp_wait(c, u);
+}
+
+static noinline_for_stack int
+peer_nfs_write(struct peer_conn *c, const struct peer_call *pc,
+	       const struct mrcore_peer_req *q, struct mrcore_peer_req *a,
+	       struct peer_answer *ans)
+{
+	struct mrcore_e2e_buf sink;
+	struct peer_ulp *u;
+	int ret;
+
+	ret = peer_nfs_svc(c);
+	if (ret)
+		return ret;
+	u = peer_ulp_alloc();
+	if (!u)
+		return -ENOMEM;
+	ret = peer_chunk(pc, 0, q->id, &u->chunk);
+	if (!ret)
+		ret = peer_ulp_buf(&sink, q->len, MRCORE_E2E_POISONED);
+	if (ret)
+		goto free_u;
+	mrcore_nfs_rpc_init(&u->rpc, c->nfs_svc);
+	ret = mrcore_nfs_svc_pull(&u->rpc, &u->chunk, sink.pages, sink.offset,
+				  peer_nfs_done);
+	ret = peer_ulp_posted(c, u, ret);
+	if (ret == -EINPROGRESS)
+		mrcore_nfs_rpc_release(&u->rpc);
+	if (!ret) {
+		peer_ulp_verify(&sink, q->seed, a);
+		ret = peer_nfs_reply(c, u, ans, q, a);
+	}
+	mrcore_e2e_buf_free(&sink);
+free_u:
+	kfree(u);
+	return ret;
+}
+
+static noinline_for_stack int
+peer_nfs_read(struct peer_conn *c, const struct peer_call *pc,
+	      const struct mrcore_peer_req *q, struct mrcore_peer_req *a,
+	      struct peer_answer *ans)
+{
+	struct mrcore_e2e_buf src, rsrc;
+	struct peer_ulp *u;
+	int ret;
+
+	ret = peer_nfs_svc(c);
+	if (ret)
+		return ret;
+	u = peer_ulp_alloc();
+	if (!u)
+		return -ENOMEM;
+	ret = peer_chunk(pc, 0, q->id, &u->chunk);
+	if (!ret)
+		ret = peer_chunk(pc, q->id, q->ops, &u->reply);
+	if (!ret)
+		ret = peer_ulp_buf(&src, q->len, q->seed);
+	if (ret)
+		goto free_u;
+	ret = peer_ulp_buf(&rsrc, q->start, q->seed + 1);
+	if (ret)
+		goto free_src;
+	mrcore_nfs_rpc_init(&u->rpc, c->nfs_svc);
+	ret = mrcore_nfs_svc_push(&u->rpc, &u->chunk, src.pages, src.offset,
+				  q->len, &u->used);
+	if (!ret)
+		ret = mrcore_nfs_svc_push(&u->rpc, &u->reply, rsrc.pages,
+					  rsrc.offset, q->start, &u->used);
+	if (ret)
+		mrcore_nfs_rpc_release(&u->rpc);
+	else
+		ret = peer_nfs_reply(c, u, ans, q, a);
+	mrcore_e2e_buf_free(&rsrc);
+free_src:
+	mrcore_e2e_buf_free(&src);
+free_u:
+	kfree(u);
+	return ret;
+}
+
+static noinline_for_stack int
+peer_iser(struct peer_conn *c, const struct mrcore_peer_req *q,
+	  struct mrcore_peer_req *a, struct peer_answer *ans)
+{
+	bool scsi_read = q->flags & MRCORE_PEER_F_READ;
+	struct mrcore_e2e_buf buf;
+	struct peer_ulp *u;
+	int ret;
+
+	if (!c->iser_target) {
+		struct mrcore_iser_target *t;
+
+		/* A transfer not aligned on a page spans one page more. */
+		t = mrcore_iser_target_create(c->side.qp,
+					      c->side.cm_id->port_num, 1,
+					      MRCORE_PEER_ISER_MAX_BYTES /
+					      PAGE_SIZE + 1);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		c->iser_target = t;
+	}
+	if (q->len > MRCORE_PEER_ISER_MAX_BYTES)
+		return -EINVAL;
+	u = peer_ulp_alloc();
+	if (!u)
+		return -ENOMEM;
+	ret = peer_ulp_buf(&buf, q->len,
+			   scsi_read ? q->seed : MRCORE_E2E_POISONED);
+	if (ret)
+		goto free_u;
+	mrcore_iser_cmd_init(&u->cmd, c->iser_target, q->key, q->addr);
+	if (scsi_read) {
+		ret = mrcore_iser_cmd_data_in(&u->cmd, buf.sg, buf.nents);
+	} else {
+		ret = mrcore_iser_cmd_data_out(&u->cmd, buf.sg, buf.nents,
+					       peer_iser_done);
+		ret = peer_ulp_posted(c, u, ret);
+		if (ret == -EINPROGRESS)
+			mrcore_iser_cmd_release(&u->cmd);
+		if (!ret)
+			peer_ulp_verify(&buf, q->seed, a);
+	}
+	if (ret)
+		goto free;
+	peer_answer_prep(c, ans, q, a, 0);
+	ret = mrcore_iser_cmd_response(&u->cmd, &ans->wr,
+				       q->flags & MRCORE_PEER_F_REMOTE_INV,
+				       peer_iser_done);
+	ans->posted = !ret || ret == -EINPROGRESS;
+	ret = peer_ulp_posted(c, u, ret);
+	if (ret == -EINPROGRESS)
+		mrcore_iser_cmd_release(&u->cmd);
+free:
+	mrcore_e2e_buf_free(&buf);
+free_u:
+	kfree(u);
+	return ret;
+}
+
+static int peer_serve(struct peer_conn *c, const struct peer_call *pc,
+		      const struct mrcore_peer_req *q,
+		      struct mrcore_peer_req *a, struct peer_answer *ans)
 {
 	switch (q->op) {
 	case MRCORE_PEER_HELLO:
@@ -550,6 +912,12 @@ static int peer_serve(struct peer_conn *c, const struct mrcore_peer_req *q,
 		return peer_access(q, a);
 	case MRCORE_PEER_NET:
 		return peer_net(q);
+	case MRCORE_PEER_NFS_WRITE:
+		return peer_nfs_write(c, pc, q, a, ans);
+	case MRCORE_PEER_NFS_READ:
+		return peer_nfs_read(c, pc, q, a, ans);
+	case MRCORE_PEER_ISER:
+		return peer_iser(c, q, a, ans);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -560,41 +928,43 @@ static void peer_req_work(struct work_struct *work)
 	struct peer_rx *rx = container_of(work, struct peer_rx, work);
 	struct peer_conn *c = rx->c;
 	struct ib_device *dev = c->side.device;
-	struct mrcore_peer_msg *m = rx->msg;
 	struct mrcore_peer_req q = {}, a = {};
-	struct mrcore_e2e_wait w;
-	struct ib_sge sge;
-	struct ib_send_wr wr = {};
+	struct mrcore_peer_call *call;
+	struct peer_answer ans;
 	int ret;
 
-	ib_dma_sync_single_for_cpu(dev, rx->dma, sizeof(*m), DMA_FROM_DEVICE);
-	ret = mrcore_peer_unpack(&q, m);
-	ib_dma_sync_single_for_device(dev, rx->dma, sizeof(*m),
+	/*
+	 * The call is copied out, the RECV posted again before the answer:
+	 * the next request may follow it.
+	 */
+	call = kmalloc(sizeof(*call), GFP_KERNEL);
+	if (!call)
+		return;
+	ib_dma_sync_single_for_cpu(dev, rx->dma, sizeof(*call),
+				   DMA_FROM_DEVICE);
+	memcpy(call, rx->msg, sizeof(*call));
+	ret = rx->byte_len < sizeof(call->msg) ? -EPROTO :
+	      mrcore_peer_unpack(&q, &call->msg);
+	ib_dma_sync_single_for_device(dev, rx->dma, sizeof(*call),
 				      DMA_FROM_DEVICE);
-	/* Posted again before the answer: the next request may follow it. */
 	if (peer_post_recv(rx))
-		return;		/* the QP is dead: the connection goes */
-	if (!ret)
-		ret = peer_serve(c, &q, &a);
+		goto out;	/* the QP is dead: the connection goes */
+	ans.posted = false;
+	if (!ret) {
+		struct peer_call pc = { call, rx->byte_len };
 
-	m = c->resp;
-	ib_dma_sync_single_for_cpu(dev, c->resp_dma, sizeof(*m), DMA_TO_DEVICE);
-	a.op = q.op;
-	a.tag = q.tag;
-	a.status = -ret;
-	mrcore_peer_pack(m, &a);
-	ib_dma_sync_single_for_device(dev, c->resp_dma, sizeof(*m),
-				      DMA_TO_DEVICE);
-	sge.addr = c->resp_dma;
-	sge.length = sizeof(*m);
-	sge.lkey = c->side.pd->local_dma_lkey;
-	mrcore_e2e_wait_init(&w);
-	wr.opcode = IB_WR_SEND;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr_cqe = &w.cqe;
-	peer_post(c, &wr, &w);
+		ret = peer_serve(c, &pc, &q, &a, &ans);
+	}
+	if (ans.posted) {
+		if (ret)
+			pr_err("mrcore_2host_peer: connection %u: reply of request %u (op %u): %d\n",
+			       c->id, q.tag, q.op, ret);
+		goto out;
+	}
+	peer_answer_prep(c, &ans, &q, &a, ret);
+	peer_post(c, &ans.wr, &ans.w);
+out:
+	kfree(call);
 }
 
 static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -602,8 +972,10 @@ static void peer_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct peer_rx *rx = container_of(wc->wr_cqe, struct peer_rx, cqe);
 
 	/* A flushed RECV: the connection is going away. */
-	if (wc->status == IB_WC_SUCCESS)
+	if (wc->status == IB_WC_SUCCESS) {
+		rx->byte_len = wc->byte_len;
 		queue_work(peer_wq, &rx->work);
+	}
 }
 
 /* ---- connections ---- */
@@ -624,6 +996,8 @@ static void peer_conn_release(struct peer_conn *c)
 			peer_buf_free(c, b);
 	if (c->pool)
 		rdma_io_pool_destroy(c->pool);
+	mrcore_nfs_svc_destroy(c->nfs_svc);
+	mrcore_iser_target_destroy(c->iser_target);
 	if (c->side.qp)
 		rdma_destroy_qp(c->side.cm_id);
 	if (c->side.cq)

@@ -83,6 +83,40 @@
  *	there was none), @key = 1 if that QP is in the error state after it;
  *	for a READ, @addr = the wrong bytes of the sink against @seed.
  *
+ * The server halves of the ULP adapters (mrcore_nfs.ko, mrcore_iser.ko),
+ * each on this connection's QP, for the mrcore_ulp_*_2host suites: the
+ * request is the client's call (its registrations chained before it), and
+ * the answer is the server's reply, posted by the adapter behind the RDMA
+ * it chains before it; with %MRCORE_PEER_F_REMOTE_INV the reply is a
+ * SEND_WITH_INV (of the first handle the RPC moved data with, or of the
+ * STag).  A call carries its chunks' segments after the message (&struct
+ * mrcore_peer_call; %MRCORE_PEER_CALL_SEGS at most, each at most
+ * %MRCORE_PEER_NFS_SEG_PAGES pages).  The server's memory is new (a chunk
+ * of %MRCORE_PEER_NFS_MAX_BYTES at most, a command's transfer of
+ * %MRCORE_PEER_ISER_MAX_BYTES), filled with a pattern or poisoned, and
+ * freed after the answer.
+ *
+ * %MRCORE_PEER_NFS_WRITE  @len, @seed, @id (segments of the read chunk)
+ *	An NFS-style WRITE RPC: mrcore_nfs_svc_pull() of the read chunk into
+ *	@len poisoned bytes, checked against pattern @seed as VERIFY checks,
+ *	then mrcore_nfs_svc_reply().  Answer: as VERIFY's.
+ * %MRCORE_PEER_NFS_READ  @len, @start, @seed, @id (segments of the write
+ *	chunk), @ops (segments of the reply chunk, after them)
+ *	An NFS-style READ RPC: @len bytes of pattern @seed pushed into the
+ *	write chunk and @start bytes of pattern @seed + 1 into the reply
+ *	chunk (mrcore_nfs_svc_push()), then mrcore_nfs_svc_reply().
+ * %MRCORE_PEER_ISER  @key (the STag), @addr (its VA), @len, @seed,
+ *	%MRCORE_PEER_F_READ or not
+ *	An iSER-style command: a SCSI READ (F_READ) pushes @len bytes of
+ *	pattern @seed as data-in (mrcore_iser_cmd_data_in()); a SCSI WRITE
+ *	pulls data-out into @len poisoned bytes (mrcore_iser_cmd_data_out())
+ *	and checks them as VERIFY does; then mrcore_iser_cmd_response().
+ *	Answer: a WRITE's as VERIFY's.
+ *
+ * An error before the reply is posted is answered with a plain SEND of
+ * its status; a reply the adapter could post only in part is not answered
+ * (the peer's QP is then in the error state).
+ *
  * Test code: the peer trusts the initiator (it is the test).  It never hands
  * out a key the rules forbid except where a request asks for exactly that
  * attack (F_LKEY, F_DMA_LKEY), and every key it handed out is dead when its
@@ -91,6 +125,7 @@
 #ifndef _MRCORE_PEER_2HOST_H
 #define _MRCORE_PEER_2HOST_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/umh.h>
 #include <asm/byteorder.h>
@@ -126,6 +161,9 @@ enum mrcore_peer_op {
 	MRCORE_PEER_FREE,
 	MRCORE_PEER_ACCESS,
 	MRCORE_PEER_NET,
+	MRCORE_PEER_NFS_WRITE,
+	MRCORE_PEER_NFS_READ,
+	MRCORE_PEER_ISER,
 };
 
 enum mrcore_peer_net {
@@ -152,6 +190,7 @@ enum mrcore_peer_net {
 #define MRCORE_PEER_F_WAIT		0x0010
 #define MRCORE_PEER_F_UNMAP_ONLY	0x0020
 #define MRCORE_PEER_F_READ		0x0040
+#define MRCORE_PEER_F_REMOTE_INV	0x0080
 
 /* The data of an F_CONTIG buffer: 4 MiB, the largest shape. */
 #define MRCORE_PEER_CONTIG_BYTES	(4u << 20)
@@ -186,6 +225,39 @@ struct mrcore_peer_msg {
 	__le64 len;
 	__le64 start;
 	__le64 value;
+};
+
+/**
+ * struct mrcore_peer_seg - one segment of a chunk (NFS_WRITE, NFS_READ)
+ * @handle: the client's rkey.
+ * @length: bytes behind it.
+ * @offset: the address to use with @handle.
+ */
+struct mrcore_peer_seg {
+	__le32 handle;
+	__le32 length;
+	__le64 offset;
+};
+
+/* Segments of one call, all chunks together. */
+#define MRCORE_PEER_CALL_SEGS		8
+/* Pages of a client's segment (one MR), and a server's I/O spans one more. */
+#define MRCORE_PEER_NFS_SEG_PAGES	128
+/* The longest NFS-style chunk, and the longest iSER-style transfer. */
+#define MRCORE_PEER_NFS_MAX_BYTES	SZ_2M
+#define MRCORE_PEER_ISER_MAX_BYTES	SZ_1M
+
+/**
+ * struct mrcore_peer_call - a request with the segments of its chunks
+ * @msg: the request.
+ * @segs: its segments: as many as the request says, in chunk order.
+ *
+ * Every request may be one (the peer's RECVs are this size); a SEND
+ * carries the message and the segments in use only.
+ */
+struct mrcore_peer_call {
+	struct mrcore_peer_msg msg;
+	struct mrcore_peer_seg segs[MRCORE_PEER_CALL_SEGS];
 };
 
 /**

@@ -15,15 +15,17 @@
 #                      (mrcore.perftest_secs=N: duration of each perftest run)
 #   mrcore.mode=kunit2host  (make kunit-2host) the initiator of two guests
 #                      joined by a virtio-net wire: waits for the peer, loads
-#                      mrcore_2host.ko (the *_2host suites), counts the
-#                      packets on the wire, tells the peer to stop, loads
-#                      mrcore_2host_poweroff.ko once the peer serves again,
-#                      dumps the KTAP
-#   mrcore.mode=peer   the other guest: loads mrcore_2host_peer.ko, which
-#                      serves the initiator's requests, until told to stop
-#                      (or mrcore.peer_wait=SECONDS pass); after its
-#                      kmemleak scan it serves again, until the initiator's
-#                      last suite powers it off (or says bye again)
+#                      the ULP adapters and mrcore_2host.ko (the *_2host
+#                      suites), counts the packets on the wire, tells the
+#                      peer to stop, loads mrcore_2host_poweroff.ko once the
+#                      peer serves again, dumps the KTAP
+#   mrcore.mode=peer   the other guest: loads the ULP adapters and
+#                      mrcore_2host_peer.ko, which serves the initiator's
+#                      requests (the adapters' server halves among them),
+#                      until told to stop (or mrcore.peer_wait=SECONDS
+#                      pass); after its kmemleak scan it serves again,
+#                      until the initiator's last suite powers it off (or
+#                      says bye again)
 # then unload the modules, run a kmemleak scan and power off.
 #
 # The two-guest modes take mrcore.self=N and mrcore.peer=M (1 or 2): this
@@ -319,6 +321,10 @@ kunit2host)
 	ping -c 2 "203.0.113.$PEER" >"$OUT" 2>&1
 	netstat_line before
 	capture_start
+	# mrcore_ulp_*_2host: the NFS-style client and iSER-style initiator.
+	for m in mrcore_iser mrcore_nfs; do
+		load $MODDIR/$m.ko
+	done
 	load $MODDIR/mrcore_2host.ko
 	capture_stop
 	netstat_line after
@@ -336,6 +342,10 @@ kunit2host)
 	;;
 peer)
 	serve() {
+		# The server halves of the ULP adapters serve mrcore_ulp_*_2host.
+		for m in mrcore_iser mrcore_nfs; do
+			load $MODDIR/$m.ko
+		done
 		load $MODDIR/mrcore_2host_peer.ko
 		nc -l -p 7000 </dev/null >/dev/null 2>&1 &
 		say "serving until the initiator says bye (at most $PEER_WAIT s)"
