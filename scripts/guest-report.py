@@ -431,19 +431,14 @@ DEMO_2HOST_ROWS = [(k, '%s %s' % (api, op)) for k in ('RoCEv2', 'iWARP')
                    for api in ('map', 'helper') for op in ('READ', 'WRITE')]
 
 
-def demo_2host(out, rc_init, rc_peer, problems):
-    """The demo's two-host part: its table and its problems.
+def demo_2host_rows(console):
+    """The two-host part's rows in the initiator's console, judged.
 
-    Returns (verified rows, rows).
+    Returns (header, rows, verified rows, problems): a problem for each of
+    DEMO_2HOST_ROWS missing, repeated or not verified, each error the
+    module printed, and rows that are none of them.
     """
-    base = os.path.join(out, '2host')
-    console, results, found = guest_run(os.path.join(base, 'initiator'),
-                                        rc_init, 'demo2host')
-    pconsole, _, pfound = guest_run(os.path.join(base, 'peer'), rc_peer,
-                                    'peer')
-    found = ['initiator: ' + p for p in found]
-    found += ['peer: ' + p for p in pfound]
-    header, rows = None, []
+    header, rows, found = None, [], []
     for line in console:
         m = re.search(r'mrcore_demo_2host: header: (.*)$', line)
         if m:
@@ -458,10 +453,6 @@ def demo_2host(out, rc_init, rc_peer, problems):
     if header is None:
         header = ['host', 'device', 'transport', 'peer', 'operation',
                   'backend', 'bytes', 'WRs', 'usec', 'verified']
-    print()
-    print('demo: two guests, each end of a QP pair in its own kernel, the '
-          'packets on the virtio-net wire between them:')
-    print_table(header, rows)
     col = header.index('verified') if 'verified' in header else -1
     tcol = header.index('transport') if 'transport' in header else 2
     ocol = header.index('operation') if 'operation' in header else 4
@@ -479,6 +470,27 @@ def demo_2host(out, rc_init, rc_peer, problems):
             ok += 1
     if len(rows) != len(DEMO_2HOST_ROWS):
         found.append('%d rows, want %d' % (len(rows), len(DEMO_2HOST_ROWS)))
+    return header, rows, ok, found
+
+
+def demo_2host(out, rc_init, rc_peer, problems):
+    """The demo's two-host part: its table and its problems.
+
+    Returns (verified rows, rows).
+    """
+    base = os.path.join(out, '2host')
+    console, results, found = guest_run(os.path.join(base, 'initiator'),
+                                        rc_init, 'demo2host')
+    pconsole, _, pfound = guest_run(os.path.join(base, 'peer'), rc_peer,
+                                    'peer')
+    found = ['initiator: ' + p for p in found]
+    found += ['peer: ' + p for p in pfound]
+    header, rows, ok, rfound = demo_2host_rows(console)
+    found += rfound
+    print()
+    print('demo: two guests, each end of a QP pair in its own kernel, the '
+          'packets on the virtio-net wire between them:')
+    print_table(header, rows)
     wire_figures(results, found, ['roce', 'siw'], 'demo',
                  'the two-host transfers')
     for who, lines in (('initiator', console), ('peer', pconsole)):
@@ -714,6 +726,28 @@ def self_test(top):
            'the sample run (%s)' % bad)
     expect(len(sample_problems([])[1]) == 6,
            'a run without the sample fails')
+
+    rows = ['mrcore_demo_2host: header: host|device|transport|peer|'
+            'operation|backend|bytes|WRs|usec|verified']
+    for kind, op in DEMO_2HOST_ROWS:
+        rows.append('[ 5.0] mrcore_demo_2host: row: 203.0.113.1|x0|%s|'
+                    '203.0.113.2|%s|frwr|65536|3|900|yes' % (kind, op))
+    _, _, ok, found = demo_2host_rows(rows)
+    expect(ok == 8 and not found,
+           'the demo\'s eight two-host rows pass (%s)' % found)
+    _, _, ok, found = demo_2host_rows(rows[:3] + rows[4:])
+    expect(ok == 7 and any('no RoCEv2 helper READ row' in p for p in found),
+           'a two-host row missing fails the demo (%s)' % found)
+    _, _, ok, found = demo_2host_rows(rows + rows[-1:])
+    expect(any('2 iWARP helper WRITE rows' in p for p in found),
+           'a two-host row repeated fails the demo (%s)' % found)
+    bad = [r.replace('|yes', '|NO') if 'map WRITE' in r else r for r in rows]
+    bad.append('mrcore_demo_2host: siw0 WRITE sink: 1 wrong bytes on the '
+               'peer, the first at 7: 0x01, want 0x02')
+    _, _, ok, found = demo_2host_rows(bad)
+    expect(ok == 6 and len(found) == 3,
+           'unverified two-host rows and wrong bytes fail the demo (%s)'
+           % found)
 
     print('guest-report self-test: %d checks failed' % len(errors))
     return 1 if errors else 0
