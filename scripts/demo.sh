@@ -44,7 +44,7 @@ if [ "${MRCORE_DEMO_2HOST:-1}" != 0 ]; then
 	boot=$(date +%s)
 	guest_pair "$OUT/2host" "$OUT/initramfs.cpio.gz" demo2host "" \
 		"${MRCORE_DEMO_2HOST_TIMEOUT:-900}"
-	echo "demo: two guests ran $(($(date +%s) - boot)) s"
+	echo "demo: two guests ran $(($(date +%s) - pair_boot)) s"
 	pair=("$rc_init" "$rc_peer")
 fi
 echo "demo: done in $(($(date +%s) - start)) s"

@@ -125,8 +125,9 @@ guest_report() {
 # DIR/wire.sock and no other network; consoles and results into
 # DIR/{peer,initiator}/, each guest bounded by TIMEOUT s.  The pair takes
 # the machine's guest lock once (scripts/qemu-run.sh), and drops it after.
-# Sets rc_init and rc_peer, the guests' qemu-run.sh statuses; returns 0.
-# shellcheck disable=SC2034 # rc_init and rc_peer are the caller's
+# Sets rc_init and rc_peer, the guests' qemu-run.sh statuses, and
+# pair_boot, when the pair had the lock and booted; returns 0.
+# shellcheck disable=SC2034 # rc_init, rc_peer and pair_boot are the caller's
 guest_pair() {
 	local dir=$1 initrd=$2 mode=$3 append=$4 tmo=$5
 	local sock=$1/wire.sock fd peer_pid
@@ -136,6 +137,7 @@ guest_pair() {
 		echo "$GUEST_NAME: another guest is running on this machine; waiting"
 		flock "$fd"
 	fi
+	pair_boot=$(date +%s)
 	rm -f "$sock"
 	# The peer listens on the socket; the initiator connects to it.
 	_guest_pair_one "$dir" "$initrd" peer 2 1 server=on peer "" "$tmo" &
@@ -175,6 +177,6 @@ _guest_pair_one() {
 	MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 MRCORE_QEMU_TIMEOUT=$9 \
 		MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -pidfile $1/$3/qemu.pid" \
 		"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-		--initrd "$2" --mode "$7" --out "$1/$3" \
+		--initrd "$2" --mode "$7" --out "$1/$3" --net "$net" \
 		--append "mrcore.self=$4 mrcore.peer=$5 mrcore.peer_wait=$9 $8"
 }
