@@ -18,7 +18,7 @@
 # and the peer of each row, and tcpdump's counts show the packets on the
 # wire.  Output in build/demo/2host/{initiator,peer}/.
 #
-# The two-host part is off by default until it has passed in QEMU:
+# The two-host part is off by default (about 5 minutes more):
 # MRCORE_DEMO_2HOST=1 runs it; MRCORE_DEMO_2HOST_TIMEOUT (default 900 s)
 # bounds each of its guests.
 set -euo pipefail
