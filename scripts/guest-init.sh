@@ -19,6 +19,12 @@
 #                      suites), counts the packets on the wire, tells the
 #                      peer to stop, loads mrcore_2host_poweroff.ko once the
 #                      peer serves again, dumps the KTAP
+#   mrcore.mode=demo2host  (make demo) the initiator again: waits for the
+#                      peer, loads mrcore_2host.ko with no suite selected
+#                      and mrcore_2host_demo.ko, whose transfers to the
+#                      peer print table rows, counting the packets on the
+#                      wire; tells the peer to stop, and again once it
+#                      serves again
 #   mrcore.mode=peer   the other guest: loads the ULP adapters and
 #                      mrcore_2host_peer.ko, which serves the initiator's
 #                      requests (the adapters' server halves among them),
@@ -28,7 +34,7 @@
 #                      says bye again)
 # then unload the modules, run a kmemleak scan and power off.
 #
-# The two-guest modes take mrcore.self=N and mrcore.peer=M (1 or 2): this
+# The two-guest modes (kunit2host, demo2host, peer) take mrcore.self=N and mrcore.peer=M (1 or 2): this
 # guest's and the other one's number on the wire (scripts/kunit-2host.sh).
 #
 # Everything meant for the host goes to /dev/ttyS1 (QEMU writes it to a
@@ -127,7 +133,7 @@ setup_wire() { # self peer
 }
 
 case "$MODE" in
-kunit2host | peer)
+kunit2host | demo2host | peer)
 	setup_wire "$SELF" "$PEER" || say "ERROR: wire setup failed"
 	$IP addr show >"$OUT" 2>&1
 	$IP route show >"$OUT" 2>&1
@@ -288,6 +294,24 @@ capture_stop() {
 	done
 }
 
+# The initiator's: the peer answers on TCP port 7000 once its server
+# listens, and stops serving when told "bye" on 7001.
+wait_peer() {
+	say "waiting for the peer 203.0.113.$PEER"
+	t=0
+	until nc -w 5 "203.0.113.$PEER" 7000 </dev/null >/dev/null 2>&1; do
+		t=$((t + 1))
+		if [ $t -ge 120 ]; then
+			say "ERROR: the peer did not answer on 203.0.113.$PEER:7000"
+			break
+		fi
+		sleep 2
+	done
+}
+bye_peer() {
+	echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1
+}
+
 case "$MODE" in
 kunit)
 	for m in "$MODDIR"/*.ko; do
@@ -304,19 +328,6 @@ kunit)
 	dump_ktap
 	;;
 kunit2host)
-	# The peer answers on TCP port 7000 once its server listens.
-	wait_peer() {
-		say "waiting for the peer 203.0.113.$PEER"
-		t=0
-		until nc -w 5 "203.0.113.$PEER" 7000 </dev/null >/dev/null 2>&1; do
-			t=$((t + 1))
-			if [ $t -ge 120 ]; then
-				say "ERROR: the peer did not answer on 203.0.113.$PEER:7000"
-				break
-			fi
-			sleep 2
-		done
-	}
 	wait_peer
 	ping -c 2 "203.0.113.$PEER" >"$OUT" 2>&1
 	netstat_line before
@@ -365,6 +376,25 @@ demo)
 		load $MODDIR/$m.ko
 	done
 	load $MODDIR/mrcore_demo.ko
+	;;
+demo2host)
+	# mrcore_2host.ko for its connections to the peer only: KUnit runs
+	# no suite of a module loaded while its filter matches none.
+	wait_peer
+	netstat_line before
+	capture_start
+	echo mrcore-no-suite >/sys/module/kunit/parameters/filter_glob ||
+		say "ERROR: cannot set KUnit's filter"
+	# mrcore_2host.ko's ULP suites link against the adapters.
+	for m in mrcore_iser mrcore_nfs; do
+		load $MODDIR/$m.ko
+	done
+	load $MODDIR/mrcore_2host.ko
+	load $MODDIR/mrcore_2host_demo.ko
+	capture_stop
+	netstat_line after
+	# The peer unloads and scans for leaks while this guest does.
+	bye_peer || say "ERROR: could not tell the peer to stop"
 	;;
 operate)
 	# Each case alone: its trace, the kernel messages it caused, and the
@@ -496,6 +526,13 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 elif [ "$MODE" != bench ]; then
 	# The bench kernel is built without kmemleak on purpose.
 	say "ERROR: no /sys/kernel/debug/kmemleak"
+fi
+
+if [ "$MODE" = demo2host ]; then
+	# The peer serves again after its scan (for kunit2host's power
+	# cut): it stops for good now.
+	wait_peer
+	bye_peer || say "ERROR: could not tell the peer to stop again"
 fi
 
 if [ "$MODE" = peer ]; then

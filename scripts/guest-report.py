@@ -14,9 +14,14 @@ guest-report.py kunit OUTDIR KSRC TOP QEMU_RC
     A skipped test fails the run too unless TOP/kunit/skips.allow lists
     it, with its reason (see that file).
 
-guest-report.py demo OUTDIR KSRC TOP QEMU_RC
+guest-report.py demo OUTDIR KSRC TOP QEMU_RC [RC_INITIATOR RC_PEER]
     Prints the demo's table from the console and fails on a row that is
     not verified, a missing device kind, a timeout or a kernel report.
+    With the two guests' statuses: also the two-host part's table, from
+    OUTDIR/2host/{initiator,peer}/ (make kunit-2host's topology), which
+    fails on a missing or unverified row (each device kind, map and
+    helper, READ and WRITE), a guest that did not finish, a kernel report
+    in either console, or RDMA packets missing from the wire (or on lo).
 
 guest-report.py operate OUTDIR KSRC TOP QEMU_RC
     Writes the captures of an operate-mode run (scripts/operating.sh) into
@@ -325,11 +330,13 @@ def kunit(out, ksrc, top, qemu_rc):
     return 1 if failed or problems or not passed else 0
 
 
-def wire_figures(results, problems, want):
+def wire_figures(results, problems, want, name='kunit-2host',
+                 during='the suites'):
     """The initiator's packet counts: eth0 and lo, tcpdump per protocol.
 
     @want: the protocols ("roce", "siw") whose suites ran; each must have
-    crossed eth0 and never lo.
+    crossed eth0 and never lo.  @name, @during: the lines' prefix and what
+    ran between the counts.
     """
     stats = {}
     for line in results:
@@ -341,25 +348,25 @@ def wire_figures(results, problems, want):
         b, a = stats.get(('before', dev)), stats.get(('after', dev))
         if b and a:
             d = [y - x for x, y in zip(b, a)]
-            print('kunit-2host: %-4s during the suites: %d packets sent, %d '
+            print('%s: %-4s during %s: %d packets sent, %d '
                   'received, %d bytes sent, %d received' %
-                  (dev, d[0], d[1], d[2], d[3]))
+                  (name, dev, during, d[0], d[1], d[2], d[3]))
     caps = {}
     for line in results:
         m = re.match(r'MRCORE-CAPTURE (\S+) (\S+) (\S+) (\S+)$', line)
         if m:
             caps[(m.group(1), m.group(2))] = m.group(3)
-            print('kunit-2host: tcpdump on %-4s %-4s: %s packets (%s dropped '
-                  'by the kernel)' % m.groups())
+            print('%s: tcpdump on %-4s %-4s: %s packets (%s dropped '
+                  'by the kernel)' % ((name,) + m.groups()))
     for line in results:
         if line.startswith('MRCORE-PACKET '):
             print('  ' + line[len('MRCORE-PACKET '):])
     if not caps:
-        print('kunit-2host: no tcpdump counts (tcpdump not in the initramfs)')
+        print('%s: no tcpdump counts (tcpdump not in the initramfs)' % name)
         eth = stats.get(('after', 'eth0')), stats.get(('before', 'eth0'))
         if eth[0] and eth[1] and eth[0][0] - eth[1][0] < 100:
-            problems.append('fewer than 100 packets left eth0 during the '
-                            'suites')
+            problems.append('fewer than 100 packets left eth0 during %s' %
+                            during)
         return
     for proto in want:
         n = caps.get(('eth0', proto), '?')
@@ -408,7 +415,94 @@ def kunit2host(out, ksrc, top, rc_init, rc_peer):
     return 1 if failed or problems or not passed else 0
 
 
-def demo(out, ksrc, top, qemu_rc):
+def print_table(header, rows):
+    table = [header] + rows
+    widths = [max(len(r[i]) if i < len(r) else 0 for r in table)
+              for i in range(len(header))]
+    for j, r in enumerate(table):
+        print('  ' + '  '.join(c.ljust(widths[i]) for i, c in enumerate(r)))
+        if j == 0:
+            print('  ' + '  '.join('-' * w for w in widths))
+
+
+# The rows of the demo's two-host part (kunit/demo_2host.c): transport and
+# operation.
+DEMO_2HOST_ROWS = [(k, '%s %s' % (api, op)) for k in ('RoCEv2', 'iWARP')
+                   for api in ('map', 'helper') for op in ('READ', 'WRITE')]
+
+
+def demo_2host_rows(console):
+    """The two-host part's rows in the initiator's console, judged.
+
+    Returns (header, rows, verified rows, problems): a problem for each of
+    DEMO_2HOST_ROWS missing, repeated or not verified, each error the
+    module printed, and rows that are none of them.
+    """
+    header, rows, found = None, [], []
+    for line in console:
+        m = re.search(r'mrcore_demo_2host: header: (.*)$', line)
+        if m:
+            header = m.group(1).split('|')
+        m = re.search(r'mrcore_demo_2host: row: (.*)$', line)
+        if m:
+            rows.append(m.group(1).split('|'))
+        m = re.search(r'mrcore_demo_2host: (.* error -?\d+|.* wrong bytes .*)$',
+                      line)
+        if m:
+            found.append(m.group(1))
+    if header is None:
+        header = ['host', 'device', 'transport', 'peer', 'operation',
+                  'backend', 'bytes', 'WRs', 'usec', 'verified']
+    col = header.index('verified') if 'verified' in header else -1
+    tcol = header.index('transport') if 'transport' in header else 2
+    ocol = header.index('operation') if 'operation' in header else 4
+    ok = 0
+    for kind, op in DEMO_2HOST_ROWS:
+        got = [r for r in rows if len(r) == len(header) and
+               r[tcol] == kind and r[ocol] == op]
+        if not got:
+            found.append('no %s %s row' % (kind, op))
+        elif len(got) > 1:
+            found.append('%d %s %s rows, want 1' % (len(got), kind, op))
+        elif got[0][col] != 'yes':
+            found.append('%s %s: not verified (%s)' % (kind, op, got[0][col]))
+        else:
+            ok += 1
+    if len(rows) != len(DEMO_2HOST_ROWS):
+        found.append('%d rows, want %d' % (len(rows), len(DEMO_2HOST_ROWS)))
+    return header, rows, ok, found
+
+
+def demo_2host(out, rc_init, rc_peer, problems):
+    """The demo's two-host part: its table and its problems.
+
+    Returns (verified rows, rows).
+    """
+    base = os.path.join(out, '2host')
+    console, results, found = guest_run(os.path.join(base, 'initiator'),
+                                        rc_init, 'demo2host')
+    pconsole, _, pfound = guest_run(os.path.join(base, 'peer'), rc_peer,
+                                    'peer')
+    found = ['initiator: ' + p for p in found]
+    found += ['peer: ' + p for p in pfound]
+    header, rows, ok, rfound = demo_2host_rows(console)
+    found += rfound
+    print()
+    print('demo: two guests, each end of a QP pair in its own kernel, the '
+          'packets on the virtio-net wire between them:')
+    print_table(header, rows)
+    wire_figures(results, found, ['roce', 'siw'], 'demo',
+                 'the two-host transfers')
+    for who, lines in (('initiator', console), ('peer', pconsole)):
+        reports = []
+        report_reports(lines, reports)
+        found += ['%s: %s' % (who, p) for p in reports]
+    problems += ['two hosts: ' + p for p in found]
+    print('demo: consoles %s/{initiator,peer}/console.log' % base)
+    return ok, len(DEMO_2HOST_ROWS)
+
+
+def demo(out, ksrc, top, qemu_rc, rc_init=None, rc_peer=None):
     console, results, problems = guest_run(out, qemu_rc, 'demo')
 
     header, rows = None, []
@@ -425,13 +519,10 @@ def demo(out, ksrc, top, qemu_rc):
     if header is None:
         header = ['device', 'transport', 'operation', 'backend', 'bytes',
                   'WRs', 'usec', 'verified']
-    table = [header] + rows
-    widths = [max(len(r[i]) if i < len(r) else 0 for r in table)
-              for i in range(len(header))]
-    for j, r in enumerate(table):
-        print('  ' + '  '.join(c.ljust(widths[i]) for i, c in enumerate(r)))
-        if j == 0:
-            print('  ' + '  '.join('-' * w for w in widths))
+    if rc_init is not None:
+        print('demo: one guest, both ends of each QP pair on one device '
+              '(no wire):')
+    print_table(header, rows)
     kinds = set(r[1] for r in rows if len(r) > 1)
     for k in ('iWARP', 'RoCEv2'):
         if k not in kinds:
@@ -441,11 +532,17 @@ def demo(out, ksrc, top, qemu_rc):
     if bad:
         problems.append('%d transfer(s) not verified' % len(bad))
     report_reports(console, problems)
+    ok = len(rows) - len(bad)
+    wire = ''
+    if rc_init is not None:
+        ok2, n2 = demo_2host(out, rc_init, rc_peer, problems)
+        wire = ', %d of %d across two hosts' % (ok2, n2)
+    else:
+        print('demo: two-host part not run (MRCORE_DEMO_2HOST=1 runs it)')
     for p in problems:
         print('demo: FAIL: %s' % p)
-    ok = len(rows) - len(bad)
-    print('demo: %d of %d transfers verified byte for byte%s' %
-          (ok, len(rows), '' if not problems else ' (FAILED)'))
+    print('demo: %d of %d transfers verified byte for byte%s%s' %
+          (ok, len(rows), wire, '' if not problems else ' (FAILED)'))
     return 1 if problems else 0
 
 
@@ -630,6 +727,28 @@ def self_test(top):
     expect(len(sample_problems([])[1]) == 6,
            'a run without the sample fails')
 
+    rows = ['mrcore_demo_2host: header: host|device|transport|peer|'
+            'operation|backend|bytes|WRs|usec|verified']
+    for kind, op in DEMO_2HOST_ROWS:
+        rows.append('[ 5.0] mrcore_demo_2host: row: 203.0.113.1|x0|%s|'
+                    '203.0.113.2|%s|frwr|65536|3|900|yes' % (kind, op))
+    _, _, ok, found = demo_2host_rows(rows)
+    expect(ok == 8 and not found,
+           'the demo\'s eight two-host rows pass (%s)' % found)
+    _, _, ok, found = demo_2host_rows(rows[:3] + rows[4:])
+    expect(ok == 7 and any('no RoCEv2 helper READ row' in p for p in found),
+           'a two-host row missing fails the demo (%s)' % found)
+    _, _, ok, found = demo_2host_rows(rows + rows[-1:])
+    expect(any('2 iWARP helper WRITE rows' in p for p in found),
+           'a two-host row repeated fails the demo (%s)' % found)
+    bad = [r.replace('|yes', '|NO') if 'map WRITE' in r else r for r in rows]
+    bad.append('mrcore_demo_2host: siw0 WRITE sink: 1 wrong bytes on the '
+               'peer, the first at 7: 0x01, want 0x02')
+    _, _, ok, found = demo_2host_rows(bad)
+    expect(ok == 6 and len(found) == 3,
+           'unverified two-host rows and wrong bytes fail the demo (%s)'
+           % found)
+
     print('guest-report self-test: %d checks failed' % len(errors))
     return 1 if errors else 0
 
@@ -642,6 +761,9 @@ def main():
     if len(sys.argv) == 7 and sys.argv[1] == 'kunit2host':
         out, ksrc, top = (os.path.abspath(p) for p in sys.argv[2:5])
         return kunit2host(out, ksrc, top, int(sys.argv[5]), int(sys.argv[6]))
+    if len(sys.argv) == 8 and sys.argv[1] == 'demo':
+        out, ksrc, top = (os.path.abspath(p) for p in sys.argv[2:5])
+        return demo(out, ksrc, top, *(int(a) for a in sys.argv[5:8]))
     if len(sys.argv) != 6 or sys.argv[1] not in ('kunit', 'demo', 'operate'):
         print(__doc__, file=sys.stderr)
         return 2

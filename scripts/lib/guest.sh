@@ -117,3 +117,66 @@ guest_report() {
 	shift
 	exec python3 "$TOP/scripts/guest-report.py" "$mode" "$OUT" "$KSRC" "$TOP" "$@"
 }
+
+# guest_pair DIR INITRD MODE APPEND TIMEOUT: make kunit-2host's topology
+# (scripts/kunit-2host.sh): the peer guest (mode peer) and the initiator
+# (MODE, APPEND on its kernel command line), KDIR's kernel and INITRD, TCG
+# with one vCPU each, one virtio-net NIC each joined on the Unix socket
+# DIR/wire.sock and no other network; consoles and results into
+# DIR/{peer,initiator}/, each guest bounded by TIMEOUT s.  The pair takes
+# the machine's guest lock once (scripts/qemu-run.sh), and drops it after.
+# Sets rc_init and rc_peer, the guests' qemu-run.sh statuses, and
+# pair_boot, when the pair had the lock and booted; returns 0.
+# shellcheck disable=SC2034 # rc_init, rc_peer and pair_boot are the caller's
+guest_pair() {
+	local dir=$1 initrd=$2 mode=$3 append=$4 tmo=$5
+	local sock=$1/wire.sock fd peer_pid
+	mkdir -p "$dir/peer" "$dir/initiator"
+	exec {fd}>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
+	if ! flock -n "$fd"; then
+		echo "$GUEST_NAME: another guest is running on this machine; waiting"
+		flock "$fd"
+	fi
+	pair_boot=$(date +%s)
+	rm -f "$sock"
+	# The peer listens on the socket; the initiator connects to it.
+	_guest_pair_one "$dir" "$initrd" peer 2 1 server=on peer "" "$tmo" &
+	peer_pid=$!
+	for _ in $(seq 1 100); do
+		[ -S "$sock" ] && break
+		sleep 0.2
+	done
+	rc_init=0 rc_peer=0
+	if [ -S "$sock" ]; then
+		_guest_pair_one "$dir" "$initrd" initiator 1 2 server=off \
+			"$mode" "$append" "$tmo" || rc_init=$?
+	else
+		echo "$GUEST_NAME: the peer's QEMU did not open $sock" >&2
+		rc_init=1
+	fi
+	# The initiator told the peer to stop; give it time to unload and scan.
+	for _ in $(seq 1 120); do
+		kill -0 "$peer_pid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$peer_pid" 2>/dev/null; then
+		echo "$GUEST_NAME: the peer is still up 120 s after the initiator; stopping it" >&2
+		kill "$(cat "$dir/peer/qemu.pid")" 2>/dev/null || true
+	fi
+	wait "$peer_pid" || rc_peer=$?
+	rm -f "$sock"
+	exec {fd}>&-
+}
+
+# One guest of guest_pair: DIR INITRD name self peer netdev-mode mode
+# append timeout.
+_guest_pair_one() {
+	local net="-netdev stream,id=wire,$6,addr.type=unix,addr.path=$1/wire.sock"
+	net="$net -device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$4"
+	rm -f "$1/$3/qemu.pid"
+	MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 MRCORE_QEMU_TIMEOUT=$9 \
+		MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -pidfile $1/$3/qemu.pid" \
+		"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+		--initrd "$2" --mode "$7" --out "$1/$3" --net "$net" \
+		--append "mrcore.self=$4 mrcore.peer=$5 mrcore.peer_wait=$9 $8"
+}
