@@ -35,7 +35,11 @@ echo "kunit: building what is stale (the test kernel, the first time: about 11 m
 MRCORE_GUEST_SAMPLE=1 guest_build "$OUT"
 
 echo "kunit: booting the guest (TCG; the e2e suites take a few minutes)"
-guest_qemu kunit --append "${MRCORE_KUNIT_APPEND:-}"
+# The guest ran 894 s on a slow 2-core machine and past qemu-run's 1200 s
+# default with other guests' builds beside it: a timeout that only a hung
+# guest reaches.
+guest_qemu kunit --timeout "${MRCORE_QEMU_TIMEOUT:-2400}" \
+	--append "${MRCORE_KUNIT_APPEND:-}"
 guest_ran
 
 guest_report kunit "$rc"
