@@ -172,7 +172,9 @@ void mrcore_device_chose(struct mrcore_device *mdev, enum mrcore_class op_class,
 			 const struct rdma_mr_backend_ops *ops,
 			 enum mrcore_why why)
 {
-	mrcore_device_count(mdev, op_class, mrcore_device_slot(mdev, ops), why);
+	if (mdev)
+		mrcore_count_use(mdev->stats, mdev->last, op_class,
+				 mrcore_device_slot(mdev, ops), why);
 }
 
 static void mrcore_device_sum(struct mrcore_device *mdev,
@@ -200,7 +202,7 @@ static void mrcore_device_sum(struct mrcore_device *mdev,
 					READ_ONCE(s->by_backend[i][c]);
 			/*
 			 * Every I/O is counted once, by its backend, and
-			 * so is the mapping it holds (mrcore_pool_count()).
+			 * so is the mapping it holds (mrcore_count_use()).
 			 */
 			ios = READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
 			      READ_ONCE(s->by_backend[i][MRCORE_CLASS_WRITE]);

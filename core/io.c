@@ -736,8 +736,9 @@ static __always_inline void mrcore_io_chosen(struct rdma_io_ctx *ctx,
 					     u32 cost)
 {
 	ctx->backend = c->ops;
-	mrcore_pool_count(ctx->pool, read ? MRCORE_CLASS_READ :
-			  MRCORE_CLASS_WRITE, c->slot, why);
+	mrcore_count_use(ctx->pool->stats, ctx->pool->last,
+			 read ? MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
+			 c->slot, why);
 	trace_mrcore_io_init(ctx, mrcore_why_name(why), cost);
 }
 
@@ -829,9 +830,11 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->remote_addr = remote_addr;
 	ctx->rkey = rkey;
 
-	ctx->dma_nents = mrcore_io_dma_map(pool, sg, sg_cnt, dir);
-	if (unlikely(!ctx->dma_nents))
+	ctx->dma_nents = mrcore_dma_map(pool->info.dev, sg, sg_cnt, dir);
+	if (unlikely(!ctx->dma_nents)) {
+		mrcore_pool_stat_add(pool, MRCORE_STAT_ERR_DMA_MAP, 1);
 		return -ENOMEM;
+	}
 
 	/*
 	 * The common case, decided before anything is measured: one entry,
@@ -1137,7 +1140,9 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	/* An I/O without MRs that completed gives back its mapping alone. */
 	if (unlikely(!ok || ctx->kind != MRCORE_IO_SGES))
 		mrcore_io_release(ctx, wc, ok);
-	mrcore_io_dma_unmap(ctx->pool, ctx->map_sg, ctx->sg_cnt, ctx->dir);
+	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
+			 ctx->dir);
+	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_DMA_UNMAPS, 1);
 	mrcore_io_free(ctx);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_destroy, RDMA_MRCORE);

@@ -77,11 +77,12 @@ static bool mrcore_dma_mapped(const struct rdma_mr *mr)
 }
 
 /* The map API DMA-maps for the caller; an I/O context maps for its MRs. */
-static void mrcore_dma_unmap(struct rdma_mr *mr)
+static void mrcore_mr_dma_release(struct rdma_mr *mr)
 {
 	if (mr->dma_owned) {
-		mrcore_dma_unmap_sg(mr->pd->device, mr->mdev, mr->sg,
-				    mr->sg_nents, mr->dir);
+		mrcore_dma_unmap(mr->pd->device, mr->sg, mr->sg_nents,
+				 mr->dir);
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_UNMAPS);
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_UNMAPS);
 	}
 	mr->dma_owned = false;
@@ -111,7 +112,7 @@ void rdma_destroy_mr(struct rdma_mr *mr)
 	WARN_ON_ONCE(mapped && !mr->pool);
 	ops->mr_release(mr);
 	if (mapped)
-		mrcore_dma_unmap(mr);
+		mrcore_mr_dma_release(mr);
 	mrcore_device_put(mr->mdev);
 	kfree(mr);
 	mrcore_backend_put(ops);
@@ -203,10 +204,12 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	 * theirs, so only the summary's page count can refuse the list.
 	 */
 
-	dma_nents = mrcore_dma_map_sg(dev, mr->mdev, sg, sg_nents,
-				      access->dir);
-	if (!dma_nents)
+	dma_nents = mrcore_dma_map(dev, sg, sg_nents, access->dir);
+	if (!dma_nents) {
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_DMA_MAP);
 		return -ENOMEM;
+	}
+	mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_MAPS);
 
 	ret = mrcore_sg_summarize(sg, 0, dma_nents, 0, &sum);
 	if (ret)
@@ -237,7 +240,8 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	return 0;
 
 unmap_dma:
-	mrcore_dma_unmap_sg(dev, mr->mdev, sg, sg_nents, access->dir);
+	mrcore_dma_unmap(dev, sg, sg_nents, access->dir);
+	mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_UNMAPS);
 	return ret;
 }
 
@@ -530,17 +534,17 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 			ret = mrcore_mr_replace(mr);
 			if (ret)
 				return ret;
-			mrcore_dma_unmap(mr);
+			mrcore_mr_dma_release(mr);
 			mr->state = RDMA_MR_FREE;
 			return 0;
 		}
-		mrcore_dma_unmap(mr);
+		mrcore_mr_dma_release(mr);
 		mr->state = RDMA_MR_STALE;
 		if (mr->ops->recycle)
 			mr->ops->recycle(mr);
 		return 0;
 	case RDMA_MR_INVALID:
-		mrcore_dma_unmap(mr);
+		mrcore_mr_dma_release(mr);
 		mr->state = RDMA_MR_FREE;
 		return 0;
 	default:
@@ -594,7 +598,7 @@ int mrcore_mr_recycle(struct rdma_mr *mr)
 
 	ops->mr_release(mr);
 	if (mapped)
-		mrcore_dma_unmap(mr);
+		mrcore_mr_dma_release(mr);
 	mr->sg = NULL;
 	mr->dma_owned = false;
 	mr->state = RDMA_MR_FREE;

@@ -296,26 +296,28 @@ int mrcore_devices_init(struct dentry *root);
 void mrcore_devices_exit(void);
 
 /**
- * mrcore_device_count() - count a use of the backend in a slot
- * @mdev: the device's state, or %NULL.
+ * mrcore_count_use() - count a use of the backend in a slot
+ * @stats: the device's per-CPU counters, or %mrcore_nodev_stats.
+ * @last: the device's last choice per class, or %mrcore_nodev_last.
  * @op_class: what it does.
  * @slot: the backend's slot (mrcore_device_slot()).
  * @why: why the core chose it.
  *
+ * The I/O path passes its pool's @stats and @last, which are never %NULL;
+ * the map API its device's or the blocks nobody reads.
+ *
  * Context: Any context.
  */
-static inline void mrcore_device_count(struct mrcore_device *mdev,
-				       enum mrcore_class op_class, u32 slot,
-				       enum mrcore_why why)
+static inline void mrcore_count_use(struct mrcore_device_stats __percpu *stats,
+				    u32 *last, enum mrcore_class op_class,
+				    u32 slot, enum mrcore_why why)
 {
-	u32 last = (slot + 1) | why << 16;
+	u32 now = (slot + 1) | why << 16;
 
-	if (!mdev)
-		return;
-	this_cpu_inc(mdev->stats->by_backend[slot][op_class]);
+	this_cpu_inc(stats->by_backend[slot][op_class]);
 	/* Written only when it changes: the common case stays read-only. */
-	if (READ_ONCE(mdev->last[op_class]) != last)
-		WRITE_ONCE(mdev->last[op_class], last);
+	if (READ_ONCE(last[op_class]) != now)
+		WRITE_ONCE(last[op_class], now);
 }
 
 /* Counting is per CPU and free of atomics; a device without state skips it. */
@@ -578,56 +580,51 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 DECLARE_PER_CPU(long, mrcore_dma_live);
 
 /**
- * mrcore_dma_map_sg() - DMA-map a scatterlist for the core, counted
+ * mrcore_dma_map() - DMA-map a scatterlist for the core
  * @dev: the device.
- * @mdev: its state, or %NULL (counted in the live total only).
  * @sg: the scatterlist.
  * @nents: its entries.
  * @dir: the direction.
  *
  * Every DMA mapping of the core goes through here and is released with
- * mrcore_dma_unmap_sg(), so rdma_mrcore_dma_maps_live() and the counters
- * ``dma_maps``/``dma_unmaps`` show one that is left behind.  The fault
- * point ``dma_map`` fails it.  Inline: it is on every I/O's path.
+ * mrcore_dma_unmap(), so that rdma_mrcore_dma_maps_live() shows one left
+ * behind.  The fault point ``dma_map`` fails it.  Its caller counts it in
+ * its device's counters (``dma_maps``, ``dma_unmaps``, ``err_dma_map``):
+ * the map API when it maps; an I/O by its backend's count
+ * (mrcore_count_use()), which ``dma_maps`` sums, so that a built I/O costs
+ * one counter at init, and an init that fails after mapping with
+ * mrcore_io_dma_unbuilt().  Inline: it is on every I/O's path.
  *
  * Context: As ib_dma_map_sg().
  * Return: the number of DMA entries, or 0 if the mapping failed.
  */
-static inline int mrcore_dma_map_sg(struct ib_device *dev,
-				    struct mrcore_device *mdev,
-				    struct scatterlist *sg, u32 nents,
-				    enum dma_data_direction dir)
+static inline int mrcore_dma_map(struct ib_device *dev, struct scatterlist *sg,
+				 u32 nents, enum dma_data_direction dir)
 {
 	int n = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
 		ib_dma_map_sg(dev, sg, nents, dir);
 
-	if (unlikely(n <= 0)) {
-		mrcore_stat_inc(mdev, MRCORE_STAT_ERR_DMA_MAP);
+	if (unlikely(n <= 0))
 		return 0;
-	}
 	this_cpu_inc(mrcore_dma_live);
-	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_MAPS);
 	return n;
 }
 
 /**
- * mrcore_dma_unmap_sg() - release a mapping of mrcore_dma_map_sg()
+ * mrcore_dma_unmap() - release a mapping of mrcore_dma_map()
  * @dev: the device.
- * @mdev: its state, or %NULL.
  * @sg: the scatterlist.
- * @nents: the entries given to mrcore_dma_map_sg() (not the DMA count).
+ * @nents: the entries given to mrcore_dma_map() (not the DMA count).
  * @dir: the direction.
  *
  * Context: As ib_dma_unmap_sg().
  */
-static inline void mrcore_dma_unmap_sg(struct ib_device *dev,
-				       struct mrcore_device *mdev,
-				       struct scatterlist *sg, u32 nents,
-				       enum dma_data_direction dir)
+static inline void mrcore_dma_unmap(struct ib_device *dev,
+				    struct scatterlist *sg, u32 nents,
+				    enum dma_data_direction dir)
 {
 	ib_dma_unmap_sg(dev, sg, nents, dir);
 	this_cpu_dec(mrcore_dma_live);
-	mrcore_stat_inc(mdev, MRCORE_STAT_DMA_UNMAPS);
 }
 
 /*
@@ -640,78 +637,14 @@ static inline void mrcore_pool_stat_add(struct rdma_io_pool *pool,
 	this_cpu_add(pool->stats->v[stat], n);
 }
 
-/*
- * An I/O built by the backend in @slot: mrcore_device_count() for a pool.
- * This one count is also the I/O's entry in ``ios`` and ``dma_maps``
- * (mrcore_device_stat() adds the I/Os up), so that a built I/O costs one
- * counter at init.
- */
-static inline void mrcore_pool_count(struct rdma_io_pool *pool,
-				     enum mrcore_class op_class, u32 slot,
-				     enum mrcore_why why)
-{
-	u32 last = (slot + 1) | why << 16;
-
-	this_cpu_inc(pool->stats->by_backend[slot][op_class]);
-	/* Written only when it changes: the common case stays read-only. */
-	if (READ_ONCE(pool->last[op_class]) != last)
-		WRITE_ONCE(pool->last[op_class], last);
-}
-
-/**
- * mrcore_io_dma_map() - DMA-map the scatterlist of an I/O
- * @pool: the I/O's pool.
- * @sg: the scatterlist.
- * @nents: its entries.
- * @dir: the direction.
- *
- * mrcore_dma_map_sg() for rdma_io_ctx_init(), but counted in ``dma_maps``
- * by the I/O it builds (mrcore_pool_count()); an init that fails after
- * this counts its mapping with mrcore_io_dma_unbuilt().
- *
- * Context: As ib_dma_map_sg().
- * Return: the number of DMA entries, or 0 if the mapping failed.
- */
-static inline int mrcore_io_dma_map(struct rdma_io_pool *pool,
-				    struct scatterlist *sg, u32 nents,
-				    enum dma_data_direction dir)
-{
-	int n = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
-		ib_dma_map_sg(pool->info.dev, sg, nents, dir);
-
-	if (unlikely(n <= 0)) {
-		mrcore_pool_stat_add(pool, MRCORE_STAT_ERR_DMA_MAP, 1);
-		return 0;
-	}
-	this_cpu_inc(mrcore_dma_live);
-	return n;
-}
-
-/**
- * mrcore_io_dma_unmap() - release the mapping of mrcore_io_dma_map()
- * @pool: the I/O's pool.
- * @sg: the scatterlist.
- * @nents: the entries given to mrcore_io_dma_map().
- * @dir: the direction.
- *
- * Context: As ib_dma_unmap_sg().
- */
-static inline void mrcore_io_dma_unmap(struct rdma_io_pool *pool,
-				       struct scatterlist *sg, u32 nents,
-				       enum dma_data_direction dir)
-{
-	ib_dma_unmap_sg(pool->info.dev, sg, nents, dir);
-	this_cpu_dec(mrcore_dma_live);
-	mrcore_pool_stat_add(pool, MRCORE_STAT_DMA_UNMAPS, 1);
-}
-
-/* The mapping of an init that built no I/O, counted as mrcore_dma_map_sg() would. */
+/* The mapping of an init that built no I/O: counted, then released. */
 static inline void mrcore_io_dma_unbuilt(struct rdma_io_pool *pool,
 					 struct scatterlist *sg, u32 nents,
 					 enum dma_data_direction dir)
 {
 	mrcore_pool_stat_add(pool, MRCORE_STAT_DMA_MAPS, 1);
-	mrcore_io_dma_unmap(pool, sg, nents, dir);
+	mrcore_pool_stat_add(pool, MRCORE_STAT_DMA_UNMAPS, 1);
+	mrcore_dma_unmap(pool->info.dev, sg, nents, dir);
 }
 
 struct dentry *mrcore_debugfs_init(void);
