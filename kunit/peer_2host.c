@@ -726,6 +726,28 @@ static struct peer_ulp *peer_ulp_alloc(void)
 	return u;
 }
 
+/* An NFS-style RPC's start: the service, the RPC's state, its first chunk. */
+static int peer_nfs_start(struct peer_conn *c, const struct peer_call *pc,
+			  const struct mrcore_peer_req *q, struct peer_ulp **up)
+{
+	struct peer_ulp *u;
+	int ret;
+
+	ret = peer_nfs_svc(c);
+	if (ret)
+		return ret;
+	u = peer_ulp_alloc();
+	if (!u)
+		return -ENOMEM;
+	ret = peer_chunk(pc, 0, q->id, &u->chunk);
+	if (ret) {
+		kfree(u);
+		return ret;
+	}
+	*up = u;
+	return 0;
+}
+
 /* The NFS-style reply, @a encoded, after the RPC's pushed WRITEs. */
 static int peer_nfs_reply(struct peer_conn *c, struct peer_ulp *u,
 			  struct peer_answer *ans,
@@ -759,15 +781,10 @@ peer_nfs_write(struct peer_conn *c, const struct peer_call *pc,
 	struct peer_ulp *u;
 	int ret;
 
-	ret = peer_nfs_svc(c);
+	ret = peer_nfs_start(c, pc, q, &u);
 	if (ret)
 		return ret;
-	u = peer_ulp_alloc();
-	if (!u)
-		return -ENOMEM;
-	ret = peer_chunk(pc, 0, q->id, &u->chunk);
-	if (!ret)
-		ret = peer_ulp_buf(&sink, q->len, MRCORE_E2E_POISONED);
+	ret = peer_ulp_buf(&sink, q->len, MRCORE_E2E_POISONED);
 	if (ret)
 		goto free_u;
 	mrcore_nfs_rpc_init(&u->rpc, c->nfs_svc);
@@ -795,15 +812,10 @@ peer_nfs_read(struct peer_conn *c, const struct peer_call *pc,
 	struct peer_ulp *u;
 	int ret;
 
-	ret = peer_nfs_svc(c);
+	ret = peer_nfs_start(c, pc, q, &u);
 	if (ret)
 		return ret;
-	u = peer_ulp_alloc();
-	if (!u)
-		return -ENOMEM;
-	ret = peer_chunk(pc, 0, q->id, &u->chunk);
-	if (!ret)
-		ret = peer_chunk(pc, q->id, q->ops, &u->reply);
+	ret = peer_chunk(pc, q->id, q->ops, &u->reply);
 	if (!ret)
 		ret = peer_ulp_buf(&src, q->len, q->seed);
 	if (ret)

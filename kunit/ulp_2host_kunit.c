@@ -338,6 +338,22 @@ static int ulp_answer(struct ulp_2host *u, const struct mrcore_peer_req *r,
 	return -(int)a->status;
 }
 
+/*
+ * The end of an exchange whose send returned @ret: the adapter's completion,
+ * then the peer's answer to @r in @a.
+ */
+static int ulp_finish(struct ulp_2host *u, const struct mrcore_peer_req *r,
+		      struct mrcore_peer_req *a, int ret)
+{
+	int err = ulp_wait(u, &u->done);
+
+	if (!ret)
+		ret = ulp_answer(u, r, a);
+	if (!ret)
+		ret = err ? err : u->status;
+	return ret;
+}
+
 /**
  * struct ulp_counters - the counters of this kernel's device around a call
  * @inv_local: keys killed by a LOCAL_INV of the core's.
@@ -523,7 +539,7 @@ static int ulp_nfs_rpc(struct ulp_2host *u, const struct ulp_nfs_case *c,
 		.seed = ULP_NFS_SEED,
 	};
 	struct mrcore_nfs_chunk chunk;
-	int ret, err;
+	int ret;
 
 	ulp_begin(u);
 	mrcore_nfs_req_init(&u->req, u->clnt, &u->send_wr, ulp_nfs_done);
@@ -552,12 +568,7 @@ static int ulp_nfs_rpc(struct ulp_2host *u, const struct ulp_nfs_case *c,
 			ret = ulp_sent(u, mrcore_nfs_req_send(&u->req));
 	}
 	mrcore_nfs_req_reply(&u->req, ret ? NULL : &u->reply.wc);
-	err = ulp_wait(u, &u->done);
-	if (!ret)
-		ret = ulp_answer(u, &r, a);
-	if (!ret)
-		ret = err ? err : u->status;
-	return ret;
+	return ulp_finish(u, &r, a, ret);
 }
 
 static void ulp_nfs_exchange(struct kunit *test)
@@ -666,7 +677,7 @@ static int ulp_iser_cmd(struct ulp_2host *u, const struct ulp_iser_case *c,
 	};
 	u64 va;
 	u32 stag;
-	int ret, err;
+	int ret;
 
 	ulp_begin(u);
 	ret = mrcore_iser_task_reg(&u->task, u->conn, c->scsi_read ?
@@ -686,12 +697,7 @@ static int ulp_iser_cmd(struct ulp_2host *u, const struct ulp_iser_case *c,
 	if (!ret)
 		ret = ulp_sent(u, mrcore_iser_task_send(&u->task));
 	mrcore_iser_task_response(&u->task, ret ? NULL : &u->reply.wc);
-	err = ulp_wait(u, &u->done);
-	if (!ret)
-		ret = ulp_answer(u, &r, a);
-	if (!ret)
-		ret = err ? err : u->status;
-	return ret;
+	return ulp_finish(u, &r, a, ret);
 }
 
 static void ulp_iser_exchange(struct kunit *test)

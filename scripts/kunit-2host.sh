@@ -56,61 +56,10 @@ fi
 echo "kunit-2host: building what is stale (in $BUILD)"
 guest_build "$BUILD"
 
-# Both guests run together: take the machine's guest lock once for the
-# pair (scripts/qemu-run.sh), not once per guest.
-exec 7>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
-if ! flock -n 7; then
-	echo "kunit-2host: another guest is running on this machine; waiting"
-	flock 7
-fi
-export MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 MRCORE_QEMU_TIMEOUT=$TMO
-
-sock=$OUT/wire.sock
-rm -f "$sock"
-run_guest() { # name self peer netdev-mode mode append
-	local net
-	net="-netdev stream,id=wire,$4,addr.type=unix,addr.path=$sock"
-	net="$net -device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$2"
-	mkdir -p "$OUT/$1"
-	rm -f "$OUT/$1/qemu.pid"
-	MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -pidfile $OUT/$1/qemu.pid" \
-		"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-		--initrd "$BUILD/initramfs.cpio.gz" --mode "$5" --out "$OUT/$1" \
-		--net "$net" \
-		--append "mrcore.self=$2 mrcore.peer=$3 mrcore.peer_wait=$TMO $6"
-}
-
 echo "kunit-2host: booting the peer and the initiator (TCG, one vCPU each)"
-boot=$(date +%s)
-# The peer listens on the socket; the initiator connects to it.
-run_guest peer 2 1 server=on peer "" &
-peer_pid=$!
-for _ in $(seq 1 100); do
-	[ -S "$sock" ] && break
-	sleep 0.2
-done
-set +e
-if [ -S "$sock" ]; then
-	run_guest initiator 1 2 server=off kunit2host "${MRCORE_KUNIT_APPEND:-}"
-	rc_init=$?
-else
-	echo "kunit-2host: the peer's QEMU did not open $sock" >&2
-	rc_init=1
-fi
-# The initiator told the peer to stop; give it time to unload and scan.
-for _ in $(seq 1 120); do
-	kill -0 "$peer_pid" 2>/dev/null || break
-	sleep 1
-done
-if kill -0 "$peer_pid" 2>/dev/null; then
-	echo "kunit-2host: the peer is still up 120 s after the initiator; stopping it" >&2
-	kill "$(cat "$OUT/peer/qemu.pid")" 2>/dev/null
-fi
-wait "$peer_pid"
-rc_peer=$?
-set -e
-rm -f "$sock"
-echo "kunit-2host: guests ran $(($(date +%s) - boot)) s, total $(($(date +%s) - start)) s"
+guest_pair "$OUT" "$BUILD/initramfs.cpio.gz" kunit2host \
+	"${MRCORE_KUNIT_APPEND:-}" "$TMO"
+echo "kunit-2host: guests ran $(($(date +%s) - pair_boot)) s, total $(($(date +%s) - start)) s"
 
 exec python3 "$TOP/scripts/guest-report.py" kunit2host "$OUT" "$KSRC" "$TOP" \
 	"$rc_init" "$rc_peer"
