@@ -538,7 +538,7 @@ def demo(out, ksrc, top, qemu_rc, rc_init=None, rc_peer=None):
         ok2, n2 = demo_2host(out, rc_init, rc_peer, problems)
         wire = ', %d of %d across two hosts' % (ok2, n2)
     else:
-        print('demo: two-host part not run (MRCORE_DEMO_2HOST=1 runs it)')
+        print('demo: two-host part not run (MRCORE_DEMO_2HOST=0)')
     for p in problems:
         print('demo: FAIL: %s' % p)
     print('demo: %d of %d transfers verified byte for byte%s%s' %
