@@ -297,14 +297,14 @@ void mrcore_devices_exit(void);
 
 /**
  * mrcore_count_use() - count a use of the backend in a slot
- * @stats: the device's per-CPU counters, or %mrcore_nodev_stats.
- * @last: the device's last choice per class, or %mrcore_nodev_last.
+ * @stats: the device's per-CPU counters, or mrcore_nodev_stats.
+ * @last: the device's last choice per class, or mrcore_nodev_last.
  * @op_class: what it does.
  * @slot: the backend's slot (mrcore_device_slot()).
  * @why: why the core chose it.
  *
  * The I/O path passes its pool's @stats and @last, which are never %NULL;
- * the map API its device's or the blocks nobody reads.
+ * the map API (mrcore_device_chose()) its device's, when it keeps state.
  *
  * Context: Any context.
  */
