@@ -425,6 +425,26 @@ def print_table(header, rows):
             print('  ' + '  '.join('-' * w for w in widths))
 
 
+def console_table(console, tag, errors):
+    """What a module printed as "TAG: header: a|b|..." and "TAG: row: ...".
+
+    Returns (header or None, rows, the lines "TAG: E" where E matches the
+    regular expression @errors), the fields split at '|'.
+    """
+    header, rows, found = None, [], []
+    for line in console:
+        m = re.search(tag + r': header: (.*)$', line)
+        if m:
+            header = m.group(1).split('|')
+        m = re.search(tag + r': row: (.*)$', line)
+        if m:
+            rows.append(m.group(1).split('|'))
+        m = re.search(tag + r': (' + errors + r')$', line)
+        if m:
+            found.append(m.group(1))
+    return header, rows, found
+
+
 # The rows of the demo's two-host part (kunit/demo_2host.c): transport and
 # operation.
 DEMO_2HOST_ROWS = [(k, '%s %s' % (api, op)) for k in ('RoCEv2', 'iWARP')
@@ -438,18 +458,8 @@ def demo_2host_rows(console):
     DEMO_2HOST_ROWS missing, repeated or not verified, each error the
     module printed, and rows that are none of them.
     """
-    header, rows, found = None, [], []
-    for line in console:
-        m = re.search(r'mrcore_demo_2host: header: (.*)$', line)
-        if m:
-            header = m.group(1).split('|')
-        m = re.search(r'mrcore_demo_2host: row: (.*)$', line)
-        if m:
-            rows.append(m.group(1).split('|'))
-        m = re.search(r'mrcore_demo_2host: (.* error -?\d+|.* wrong bytes .*)$',
-                      line)
-        if m:
-            found.append(m.group(1))
+    header, rows, found = console_table(
+        console, 'mrcore_demo_2host', r'.* error -?\d+|.* wrong bytes .*')
     if header is None:
         header = ['host', 'device', 'transport', 'peer', 'operation',
                   'backend', 'bytes', 'WRs', 'usec', 'verified']
@@ -505,17 +515,9 @@ def demo_2host(out, rc_init, rc_peer, problems):
 def demo(out, ksrc, top, qemu_rc, rc_init=None, rc_peer=None):
     console, results, problems = guest_run(out, qemu_rc, 'demo')
 
-    header, rows = None, []
-    for line in console:
-        m = re.search(r'mrcore_demo: header: (.*)$', line)
-        if m:
-            header = m.group(1).split('|')
-        m = re.search(r'mrcore_demo: row: (.*)$', line)
-        if m:
-            rows.append(m.group(1).split('|'))
-        m = re.search(r'mrcore_demo: (no .* device|.* error -?\d+)$', line)
-        if m:
-            problems.append('demo: ' + m.group(1))
+    header, rows, errors = console_table(console, 'mrcore_demo',
+                                         r'no .* device|.* error -?\d+')
+    problems.extend('demo: ' + e for e in errors)
     if header is None:
         header = ['device', 'transport', 'operation', 'backend', 'bytes',
                   'WRs', 'usec', 'verified']
