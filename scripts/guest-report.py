@@ -362,7 +362,8 @@ def wire_figures(results, problems, want, name='kunit-2host',
         if line.startswith('MRCORE-PACKET '):
             print('  ' + line[len('MRCORE-PACKET '):])
     if not caps:
-        print('%s: no tcpdump counts (tcpdump not in the initramfs)' % name)
+        print('%s: no tcpdump counts (no tcpdump in the initramfs, or the '
+              'guest did not finish)' % name)
         eth = stats.get(('after', 'eth0')), stats.get(('before', 'eth0'))
         if eth[0] and eth[1] and eth[0][0] - eth[1][0] < 100:
             problems.append('fewer than 100 packets left eth0 during %s' %
