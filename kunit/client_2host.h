@@ -10,12 +10,24 @@
 
 #include <kunit/test.h>
 
+#include "e2e_suite.h"
 #include "mrcore_harness.h"
 #include "peer_2host.h"
 
 /* The peer's two device kinds, seen from the initiator. */
 extern const struct mrcore_e2e_target mrcore_2host_rxe;
 extern const struct mrcore_e2e_target mrcore_2host_siw;
+
+/* The init of a *_2host suite on one of them (mrcore_e2e_suite_init()). */
+static inline int mrcore_2host_rxe_suite_init(struct kunit *test)
+{
+	return mrcore_e2e_suite_init(test, &mrcore_2host_rxe);
+}
+
+static inline int mrcore_2host_siw_suite_init(struct kunit *test)
+{
+	return mrcore_e2e_suite_init(test, &mrcore_2host_siw);
+}
 
 /* Requests and I/Os over the wire: TCG guests on shared cores. */
 #define PEER_CALL_TIMEOUT_MS	60000

@@ -87,16 +87,6 @@ static void io_2host_moves_data(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
 }
 
-static int io_2host_rxe_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_rxe);
-}
-
-static int io_2host_siw_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_siw);
-}
-
 static struct kunit_case io_2host_rxe_cases[] = {
 	KUNIT_CASE_PARAM(io_2host_moves_data, io_2host_rxe_gen_params),
 	{}
@@ -109,13 +99,13 @@ static struct kunit_case io_2host_siw_cases[] = {
 
 static struct kunit_suite io_2host_rxe_suite = {
 	.name = "mrcore_io_rxe_2host",
-	.init = io_2host_rxe_init,
+	.init = mrcore_2host_rxe_suite_init,
 	.test_cases = io_2host_rxe_cases,
 };
 
 static struct kunit_suite io_2host_siw_suite = {
 	.name = "mrcore_io_siw_2host",
-	.init = io_2host_siw_init,
+	.init = mrcore_2host_siw_suite_init,
 	.test_cases = io_2host_siw_cases,
 };
 

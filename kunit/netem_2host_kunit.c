@@ -526,16 +526,6 @@ static void linkdown_in_flight(struct kunit *test)
 	}
 }
 
-static int netem_rxe_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_rxe);
-}
-
-static int netem_siw_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_siw);
-}
-
 static struct kunit_case netem_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(netem_faults, netem_part_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
@@ -549,25 +539,25 @@ static struct kunit_case linkdown_cases[] = {
 
 static struct kunit_suite netem_rxe_suite = {
 	.name = "mrcore_netem_rxe_2host",
-	.init = netem_rxe_init,
+	.init = mrcore_2host_rxe_suite_init,
 	.test_cases = netem_cases,
 };
 
 static struct kunit_suite netem_siw_suite = {
 	.name = "mrcore_netem_siw_2host",
-	.init = netem_siw_init,
+	.init = mrcore_2host_siw_suite_init,
 	.test_cases = netem_cases,
 };
 
 static struct kunit_suite linkdown_rxe_suite = {
 	.name = "mrcore_linkdown_rxe_2host",
-	.init = netem_rxe_init,
+	.init = mrcore_2host_rxe_suite_init,
 	.test_cases = linkdown_cases,
 };
 
 static struct kunit_suite linkdown_siw_suite = {
 	.name = "mrcore_linkdown_siw_2host",
-	.init = netem_siw_init,
+	.init = mrcore_2host_siw_suite_init,
 	.test_cases = linkdown_cases,
 };
 

@@ -390,16 +390,6 @@ static void queue_in_flight(struct kunit *test)
 			    "DMA mappings left after the queue");
 }
 
-static int queue_rxe_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_rxe);
-}
-
-static int queue_siw_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_siw);
-}
-
 static struct kunit_case queue_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(queue_in_flight, queue_part_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
@@ -408,13 +398,13 @@ static struct kunit_case queue_cases[] = {
 
 static struct kunit_suite queue_rxe_suite = {
 	.name = "mrcore_queue_rxe_2host",
-	.init = queue_rxe_init,
+	.init = mrcore_2host_rxe_suite_init,
 	.test_cases = queue_cases,
 };
 
 static struct kunit_suite queue_siw_suite = {
 	.name = "mrcore_queue_siw_2host",
-	.init = queue_siw_init,
+	.init = mrcore_2host_siw_suite_init,
 	.test_cases = queue_cases,
 };
 

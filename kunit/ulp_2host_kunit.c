@@ -733,16 +733,6 @@ static void ulp_iser_exchange(struct kunit *test)
 			       "the initiator's buffer after the attack");
 }
 
-static int ulp_rxe_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_rxe);
-}
-
-static int ulp_siw_init(struct kunit *test)
-{
-	return mrcore_e2e_suite_init(test, &mrcore_2host_siw);
-}
-
 /* One array per suite: KUnit keeps per-case state in them. */
 static struct kunit_case ulp_rxe_cases[] = {
 	KUNIT_CASE_PARAM(ulp_nfs_exchange, ulp_nfs_gen_params),
@@ -758,13 +748,13 @@ static struct kunit_case ulp_siw_cases[] = {
 
 static struct kunit_suite ulp_rxe_suite = {
 	.name = "mrcore_ulp_rxe_2host",
-	.init = ulp_rxe_init,
+	.init = mrcore_2host_rxe_suite_init,
 	.test_cases = ulp_rxe_cases,
 };
 
 static struct kunit_suite ulp_siw_suite = {
 	.name = "mrcore_ulp_siw_2host",
-	.init = ulp_siw_init,
+	.init = mrcore_2host_siw_suite_init,
 	.test_cases = ulp_siw_cases,
 };
 
