@@ -16,6 +16,15 @@
  *	prints how many I/Os did which, the devices' retries (rxe's
  *	completer retries, the kernel's TCP retransmissions under siw) and
  *	the data mismatches, which must be 0.
+ *   mrcore_ackorder_rxe_2host
+ *	A WRITE and a READ of 2 to 17 packets posted together, with the
+ *	peer's RoCE ACKs held back 20 ms and its READ responses' MIDDLE and
+ *	LAST packets 40 ms (a u32 filter on the BTH opcode): the WRITE's ACK
+ *	arrives while the READ is half received, older than it.  The READ
+ *	completes with every byte verified.  (rxe in Linux 6.12 took such an
+ *	ACK for the end of the READ and completed it successfully with its
+ *	first packet's bytes only; the test kernel carries the fix,
+ *	kunit/kernel-patches/.)
  *   mrcore_linkdown_rxe_2host, mrcore_linkdown_siw_2host
  *	eth0 down for longer than the QP's retry budget (rxe: 6 retries of
  *	about 67 ms; siw: TCP's, cut to tcp_retries2=3 for the case) with 16
@@ -180,6 +189,8 @@ static void netem_close(struct kunit *test, struct netem_conn *c)
  * @ctx: the context.
  * @w: its completion.
  * @seed: the pattern the slot holds after the WRITE.
+ * @slot: the slot of the peer's memory it moves.
+ * @read: a READ of the slot, or a WRITE.
  * @status: the completion status; negative: not posted.
  */
 struct netem_io {
@@ -187,19 +198,23 @@ struct netem_io {
 	struct rdma_io_ctx ctx;
 	struct mrcore_e2e_wait w;
 	u32 seed;
+	u32 slot;
+	bool read;
 	int status;
 };
 
-/* Post every I/O of the window that has a buffer, then reap them all. */
+/*
+ * Post every I/O of the window that has a buffer, in order on one QP, then
+ * reap them all.
+ */
 static void netem_window(struct kunit *test, struct netem_conn *c,
-			 struct netem_io *io, unsigned int n, u32 first_slot,
-			 bool read)
+			 struct netem_io *io, unsigned int n)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		u64 addr = c->x.addr + ((first_slot + i) % NETEM_SLOTS) *
+		u64 addr = c->x.addr + (io[i].slot % NETEM_SLOTS) *
 			   (u64)NETEM_SLOT;
 
 		io[i].status = -EIO;
@@ -207,7 +222,8 @@ static void netem_window(struct kunit *test, struct netem_conn *c,
 			continue;
 		ret = rdma_io_ctx_init(&io[i].ctx, c->pool, io[i].buf.sg,
 				       io[i].buf.nents, 0, addr, c->x.key,
-				       read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+				       io[i].read ? DMA_FROM_DEVICE :
+						    DMA_TO_DEVICE);
 		if (ret < 0) {
 			io[i].status = ret;
 			continue;
@@ -286,9 +302,11 @@ static void netem_faults(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&io[i].buf,
 								      len, off));
 			io[i].seed = ++seed;
+			io[i].slot = slot + i;
+			io[i].read = false;
 			mrcore_e2e_buf_fill(&io[i].buf, io[i].seed);
 		}
-		netem_window(test, &c, io, NETEM_WINDOW, slot, false);
+		netem_window(test, &c, io, NETEM_WINDOW);
 		for (i = 0; i < NETEM_WINDOW; i++) {
 			done++;
 			if (io[i].status == IB_WC_SUCCESS) {
@@ -302,7 +320,9 @@ static void netem_faults(struct kunit *test)
 			}
 		}
 		/* ... and READ it back: every byte as written. */
-		netem_window(test, &c, io, NETEM_WINDOW, slot, true);
+		for (i = 0; i < NETEM_WINDOW; i++)
+			io[i].read = true;
+		netem_window(test, &c, io, NETEM_WINDOW);
 		for (i = 0; i < NETEM_WINDOW; i++) {
 			struct mrcore_e2e_diff d;
 
@@ -526,8 +546,173 @@ static void linkdown_in_flight(struct kunit *test)
 	}
 }
 
+/*
+ * The READs of mrcore_ackorder_rxe_2host: each of two packets or more (the
+ * RoCE MTU of the link is 1,024 bytes), so that it has a first packet to
+ * arrive on time and a MIDDLE or LAST one to arrive late.
+ */
+struct ackorder_shape {
+	const char *desc;
+	u32 len;
+	u32 offset;
+};
+
+static const struct ackorder_shape ackorder_shapes[] = {
+	{ "2,048 bytes: FIRST, LAST", SZ_2K, 0 },
+	{ "4,070 bytes at offset 26: FIRST, 2 MIDDLE, LAST", 4070, 26 },
+	{ "16 KiB at offset 100 over 5 pages: FIRST, 14 MIDDLE, LAST",
+	  SZ_16K, 100 },
+};
+
+static void ackorder_desc(const struct ackorder_shape *s, char *desc)
+{
+	strscpy(desc, s->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ackorder, ackorder_shapes, ackorder_desc);
+
+#define ACKORDER_ROUNDS	8
+
+static const char *netem_status(int status)
+{
+	return status >= 0 ? ib_wc_status_msg(status) : "not posted or no completion";
+}
+
+/* ms from @start to the end of a window whose I/Os all succeeded, or 0. */
+static unsigned int ackorder_ms(const struct netem_io *io, unsigned int n,
+				unsigned long start)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (io[i].status != IB_WC_SUCCESS)
+			return 0;
+	return jiffies_to_msecs(jiffies - start);
+}
+
+/*
+ * A WRITE and a READ posted together on one QP, with the peer's ACKs 20 ms
+ * late and its READ responses' MIDDLE and LAST packets 40 ms late
+ * (MRCORE_PEER_NET_ACK_LATE).  The initiator then sees: the READ's first
+ * packet, which acks the WRITE before it (an implied ACK); the WRITE's own
+ * ACK, now older than the READ being received; the rest of the READ.
+ * netem's reordering and duplication make that order now and then
+ * (mrcore_netem_rxe_2host); here it is made every time.  A stale ACK acks
+ * nothing: the READ must complete with every byte (or fail), never succeed
+ * with a part of them.
+ */
+static void ackorder_stale_ack(struct kunit *test)
+{
+	const struct ackorder_shape *shape = test->param_value;
+	const struct mrcore_e2e_target *t = test->priv;
+	unsigned int r, ok = 0, failed = 0, mismatched = 0, reconnects = 0;
+	unsigned int ms, ack_ms = U32_MAX, read_ms = U32_MAX;
+	struct netem_conn c = {};
+	struct peer_link *control;
+	struct netem_io *io;
+	unsigned long start;
+	u32 seed = 0x70000;
+	long maps0;
+
+	control = peer_link(test, t);
+	io = kunit_kcalloc(test, 2, sizeof(*io), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, netem_restore,
+							   control));
+	KUNIT_ASSERT_EQ(test, 0, netem_open(test, &c, control, false));
+	maps0 = rdma_mrcore_dma_maps_live();
+	KUNIT_ASSERT_EQ(test, 0, peer_net(control, MRCORE_PEER_NET_ACK_LATE));
+
+	for (r = 0; r < ACKORDER_ROUNDS; r++) {
+		struct mrcore_e2e_diff d;
+		bool bad = false;
+
+		/* The data the READ will fetch, in slot 2r + 1. */
+		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&io[0].buf,
+							      shape->len,
+							      shape->offset));
+		io[0].seed = ++seed;
+		io[0].slot = 2 * r + 1;
+		io[0].read = false;
+		mrcore_e2e_buf_fill(&io[0].buf, io[0].seed);
+		start = jiffies;
+		netem_window(test, &c, io, 1);
+		KUNIT_ASSERT_EQ_MSG(test, io[0].status, IB_WC_SUCCESS,
+				    "round %u: the WRITE of the READ's data", r);
+		/* Its ACK was the only thing it waited for. */
+		ms = ackorder_ms(io, 1, start);
+		ack_ms = min(ack_ms, ms);
+		mrcore_e2e_buf_poison(&io[0].buf);
+		io[1] = io[0];
+		io[1].read = true;
+
+		/* A WRITE of 4 KiB into slot 2r, then that READ. */
+		memset(&io[0], 0, sizeof(io[0]));
+		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&io[0].buf,
+							      PAGE_SIZE, 0));
+		io[0].seed = ++seed;
+		io[0].slot = 2 * r;
+		mrcore_e2e_buf_fill(&io[0].buf, io[0].seed);
+		start = jiffies;
+		netem_window(test, &c, io, 2);
+		ms = ackorder_ms(io, 2, start);
+		if (ms)
+			read_ms = min(read_ms, ms);
+		if (io[0].status == IB_WC_SUCCESS)
+			ok++;
+		else
+			failed++;
+		if (io[1].status == IB_WC_SUCCESS) {
+			ok++;
+			if (!mrcore_e2e_buf_verify(&io[1].buf, 0,
+						   io[1].buf.len, io[1].seed,
+						   &d)) {
+				mismatched++;
+				bad = true;
+				kunit_err(test, "round %u: the READ succeeded with %llu wrong bytes of %u, the first at %lld (%s)\n",
+					  r, d.bad, shape->len, d.pos, d.what);
+			}
+		} else {
+			failed++;
+		}
+		if (io[0].status != IB_WC_SUCCESS ||
+		    io[1].status != IB_WC_SUCCESS)
+			kunit_err(test, "round %u: the WRITE: %s (%d), the READ: %s (%d)\n",
+				  r, netem_status(io[0].status), io[0].status,
+				  netem_status(io[1].status), io[1].status);
+		mrcore_e2e_buf_free(&io[0].buf);
+		mrcore_e2e_buf_free(&io[1].buf);
+		if (bad || io[0].status != IB_WC_SUCCESS ||
+		    io[1].status != IB_WC_SUCCESS) {
+			/* The QP may be in error: a new connection goes on. */
+			netem_close(test, &c);
+			reconnects++;
+			KUNIT_ASSERT_EQ(test, 0,
+					netem_open(test, &c, control, false));
+		}
+	}
+	netem_close(test, &c);
+	kunit_info(test, "%u WRITE+READ pairs: %u I/Os succeeded, %u failed (%u reconnects), %u READs succeeded with wrong bytes; a WRITE alone %u ms (its ACK 20 ms late), a pair %u ms (MIDDLE/LAST 40 ms late)\n",
+		   ACKORDER_ROUNDS, ok, failed, reconnects, mismatched, ack_ms,
+		   read_ms);
+	KUNIT_EXPECT_EQ(test, mismatched, 0u);
+	KUNIT_EXPECT_EQ(test, failed, 0u);
+	/* The packets took the late bands: else nothing was tested. */
+	KUNIT_EXPECT_GE(test, ack_ms, 20u);
+	KUNIT_EXPECT_GE(test, read_ms, 40u);
+	KUNIT_EXPECT_NE(test, read_ms, U32_MAX);
+	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+			    "DMA mappings left after the run");
+}
+
 static struct kunit_case netem_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(netem_faults, netem_part_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_case ackorder_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(ackorder_stale_ack, ackorder_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
@@ -561,5 +746,12 @@ static struct kunit_suite linkdown_siw_suite = {
 	.test_cases = linkdown_cases,
 };
 
+/* RoCE only: siw's TCP hands its packets over in order. */
+static struct kunit_suite ackorder_rxe_suite = {
+	.name = "mrcore_ackorder_rxe_2host",
+	.init = mrcore_2host_rxe_suite_init,
+	.test_cases = ackorder_cases,
+};
+
 kunit_test_suites(&netem_siw_suite, &netem_rxe_suite, &linkdown_siw_suite,
-		  &linkdown_rxe_suite);
+		  &linkdown_rxe_suite, &ackorder_rxe_suite);

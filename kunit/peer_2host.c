@@ -524,6 +524,9 @@ static int peer_net(const struct mrcore_peer_req *q)
 	case MRCORE_PEER_NET_FAULTS:
 		cmd = MRCORE_2HOST_NET_FAULTS;
 		break;
+	case MRCORE_PEER_NET_ACK_LATE:
+		cmd = MRCORE_2HOST_NET_ACK_LATE;
+		break;
 	case MRCORE_PEER_NET_POWEROFF:
 		/* After the answer went out: a power cut mid-transfer. */
 		schedule_delayed_work(&peer_poweroff,

@@ -71,6 +71,8 @@
  *	Faults on the peer's side of the wire, from inside the guest:
  *	%MRCORE_PEER_NET_OFF removes any qdisc from eth0,
  *	%MRCORE_PEER_NET_FAULTS puts netem on eth0 (MRCORE_2HOST_NETEM),
+ *	%MRCORE_PEER_NET_ACK_LATE holds its RoCE ACKs and READ responses
+ *	back (MRCORE_2HOST_NET_ACK_LATE),
  *	%MRCORE_PEER_NET_POWEROFF powers the guest off @len ms after the
  *	answer (sysrq o: no disconnect, no FIN, as a power cut).
  * %MRCORE_PEER_ACCESS  @value (a connection number from HELLO), @addr,
@@ -170,6 +172,7 @@ enum mrcore_peer_net {
 	MRCORE_PEER_NET_OFF,
 	MRCORE_PEER_NET_FAULTS,
 	MRCORE_PEER_NET_POWEROFF,
+	MRCORE_PEER_NET_ACK_LATE,
 };
 
 /*
@@ -182,6 +185,26 @@ enum mrcore_peer_net {
 	" qdisc replace dev eth0 root netem delay 10ms 10ms reorder 5% loss 1% duplicate 1%"
 #define MRCORE_2HOST_NET_OFF	MRCORE_2HOST_TC \
 	" qdisc del dev eth0 root 2>/dev/null; true"
+
+/*
+ * One order of packets, made on purpose (mrcore_ackorder_rxe_2host): the
+ * RoCE v2 packets (UDP port 4791) whose BTH opcode (the first byte after
+ * the 20-byte IP and 8-byte UDP headers) is RC ACKNOWLEDGE (0x11) leave
+ * 20 ms late, those of RC RDMA READ RESPONSE MIDDLE and LAST (0x0e, 0x0f)
+ * 40 ms late, all others at once (a prio qdisc, its bands chosen by u32
+ * on the opcode, netem on the two late bands).
+ */
+#define MRCORE_2HOST_U32_ROCE \
+	" protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff"
+#define MRCORE_2HOST_NET_ACK_LATE \
+	MRCORE_2HOST_TC " qdisc replace dev eth0 root handle 1: prio bands 3" \
+	" priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 && " \
+	MRCORE_2HOST_TC " qdisc add dev eth0 parent 1:1 netem delay 20ms && " \
+	MRCORE_2HOST_TC " qdisc add dev eth0 parent 1:2 netem delay 40ms && " \
+	MRCORE_2HOST_TC " filter add dev eth0 parent 1: prio 1" \
+	MRCORE_2HOST_U32_ROCE " match u8 0x11 0xff at 28 flowid 1:1 && " \
+	MRCORE_2HOST_TC " filter add dev eth0 parent 1: prio 2" \
+	MRCORE_2HOST_U32_ROCE " match u8 0x0e 0xfe at 28 flowid 1:2"
 
 #define MRCORE_PEER_F_LKEY		0x0001
 #define MRCORE_PEER_F_DMA_LKEY		0x0002

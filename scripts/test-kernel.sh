@@ -15,8 +15,11 @@
 #                          after it (its lines override the test fragment)
 #   MRCORE_LINUX_SOURCE    the source tarball (default the Debian package's)
 #
-# The build is keyed by the linux-source package version, the fragment(s) and
-# this script: an unchanged key means nothing is done.  After olddefconfig,
+# The source carries kunit/kernel-patches/*.patch, in name order: fixes of
+# bugs that the tests found in the kernel's own drivers (README there).
+#
+# The build is keyed by the linux-source package version, the fragment(s),
+# the patches and this script: an unchanged key means nothing is done.  After olddefconfig,
 # every option of the fragment(s) is checked in .config: a dropped option (a
 # missing dependency, a renamed symbol) fails the build loudly.
 set -euo pipefail
@@ -33,6 +36,10 @@ if [ "$FLAVOUR" != test ]; then
 fi
 
 OUT=$CACHE/$FLAVOUR
+PATCHES=()
+for p in "$TOP"/kunit/kernel-patches/*.patch; do
+	[ -e "$p" ] && PATCHES+=("$p")
+done
 
 src_version() {
 	local v
@@ -75,7 +82,7 @@ SRC=$CACHE/src/linux-source-6.12_$VER
 KEY=$( {
 	echo "source $VER"
 	echo "flavour $FLAVOUR"
-	cat "${FRAGS[@]}" "$SELF"
+	cat "${FRAGS[@]}" "${PATCHES[@]}" "$SELF"
 } | sha256sum | cut -c1-32)
 
 mkdir -p "$CACHE/src"
@@ -103,6 +110,27 @@ if [ ! -f "$SRC/.mrcore-extracted" ]; then
 	tar -xJf "$TARBALL" -C "$SRC.tmp" --strip-components=1
 	touch "$SRC.tmp/.mrcore-extracted"
 	mv "$SRC.tmp" "$SRC"
+fi
+
+# The patches: the set applied is kept in the source tree, so that another
+# set is applied to the pristine source, the old one reverted first (last
+# patch first), never on top of it.  kbuild rebuilds what they touch.
+applied=$SRC/.mrcore-patches
+mkdir -p "$applied"
+if ! diff -q <(cd "$applied" && cat -- *.patch 2>/dev/null) \
+	<(cat "${PATCHES[@]}" /dev/null) >/dev/null; then
+	for p in $(find "$applied" -name '*.patch' | sort -r); do
+		log "reverting $(basename "$p")"
+		patch -d "$SRC" -p1 -R -s --no-backup-if-mismatch <"$p" ||
+			die "cannot revert $p from $SRC: remove $SRC to extract it again"
+		rm -f "$p"
+	done
+	for p in "${PATCHES[@]}"; do
+		log "applying kunit/kernel-patches/$(basename "$p")"
+		patch -d "$SRC" -p1 -N -s --no-backup-if-mismatch <"$p" ||
+			die "$p does not apply to linux-source $VER (remove $SRC to extract it again)"
+		cp "$p" "$applied/"
+	done
 fi
 
 # A build dir made from another source version is thrown away.
