@@ -25,9 +25,11 @@
 # 3,013 s on this machine kind, and more than 3,600 with other work on the
 # cores (mrcore_netem_rxe_2host alone 2,500 s or more).
 #
-# --smoke (make check): the security suites only (kunit.filter_glob=
-# mrcore_sec_*_2host), into build/kunit-2host-smoke/, on the modules and
-# initramfs of build/kunit/ (make kunit's, which make check has just built).
+# --smoke (make check): the security suites and the stale-ACK case of the
+# test kernel's rxe fix only (kunit.filter_glob=mrcore_[sa][ec]*_2host:
+# mrcore_sec_*_2host and mrcore_ackorder_rxe_2host, no other suite), into
+# build/kunit-2host-smoke/, on the modules and initramfs of build/kunit/
+# (make kunit's, which make check has just built).
 set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
@@ -40,7 +42,7 @@ if [ "${1:-}" = --smoke ]; then
 	# The build below writes make kunit's initramfs: as make kunit does,
 	# with the package and the sample ULP (cached, install-check.sh).
 	export MRCORE_GUEST_SAMPLE=1
-	export MRCORE_KUNIT_APPEND=${MRCORE_KUNIT_APPEND:-kunit.filter_glob=mrcore_sec_*_2host}
+	export MRCORE_KUNIT_APPEND=${MRCORE_KUNIT_APPEND:-kunit.filter_glob=mrcore_[sa][ec]*_2host}
 elif [ $# -gt 0 ]; then
 	echo "usage: $0 [--smoke]" >&2
 	exit 2
