@@ -232,6 +232,28 @@ static void queue_flush_all(struct kunit *test, struct queue_run *run,
 	}
 }
 
+/*
+ * What rxe saw of the wire during a part (this end's device): the retries
+ * its completer started, the sequence NAKs it received (a packet the peer
+ * missed), its failed sends, its retries run out.
+ */
+static const char *const queue_rxe_counters[] = {
+	"completer_retry_err", "rcvd_seq_err", "send_err", "retry_exceeded_err",
+};
+
+#define QUEUE_RXE_COUNTERS	ARRAY_SIZE(queue_rxe_counters)
+
+static void queue_rxe_read(struct kunit *test, struct ib_device *dev, u64 *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < QUEUE_RXE_COUNTERS; i++)
+		KUNIT_EXPECT_EQ(test, 0,
+				mrcore_2host_rxe_counter(dev_name(&dev->dev),
+							 queue_rxe_counters[i],
+							 &v[i]));
+}
+
 static void queue_in_flight(struct kunit *test)
 {
 	const struct mrcore_e2e_target *t = test->priv;
@@ -242,6 +264,7 @@ static void queue_in_flight(struct kunit *test)
 	unsigned int writes = 0, reads = 0, in_flight = 0, max_in_flight = 0;
 	unsigned int wposted = 0;
 	u64 recycled0 = 0, recycled = 0, mrs = 0;
+	u64 rxe0[QUEUE_RXE_COUNTERS] = {}, rxe[QUEUE_RXE_COUNTERS] = {};
 	u32 seed = 0x90000 + part * 0x10000;
 	struct queue_io *io, *tmp;
 	struct llist_node *list;
@@ -270,6 +293,8 @@ static void queue_in_flight(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, rdma_mrcore_device_counter(dev, "mr_recycled",
 							    &recycled0));
 	maps0 = rdma_mrcore_dma_maps_live();
+	if (!iwarp)
+		queue_rxe_read(test, dev, rxe0);
 	start = jiffies;
 
 	/* The queue fills: every entry WRITEs its slot. */
@@ -367,6 +392,15 @@ static void queue_in_flight(struct kunit *test)
 		   max_in_flight, jiffies_to_msecs(jiffies - start), completed,
 		   failed, mismatched, mrs, recycled - recycled0,
 		   rdma_mrcore_dma_maps_live() - maps0);
+	if (!iwarp) {
+		queue_rxe_read(test, dev, rxe);
+		kunit_info(test, "queue %s part %u: %s %llu, %s %llu, %s %llu, %s %llu\n",
+			   dev_name(&dev->dev), part,
+			   queue_rxe_counters[0], rxe[0] - rxe0[0],
+			   queue_rxe_counters[1], rxe[1] - rxe0[1],
+			   queue_rxe_counters[2], rxe[2] - rxe0[2],
+			   queue_rxe_counters[3], rxe[3] - rxe0[3]);
+	}
 	KUNIT_EXPECT_EQ(test, posted, want);
 	KUNIT_EXPECT_EQ(test, completed, posted);
 	KUNIT_EXPECT_EQ(test, failed, 0u);
