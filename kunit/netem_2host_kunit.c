@@ -625,7 +625,7 @@ static void ackorder_stale_ack(struct kunit *test)
 
 	for (r = 0; r < ACKORDER_ROUNDS; r++) {
 		struct mrcore_e2e_diff d;
-		bool bad = false;
+		bool pair_ok, bad = false;
 
 		/* The data the READ will fetch, in slot 2r + 1. */
 		KUNIT_ASSERT_EQ(test, 0, mrcore_e2e_buf_alloc(&io[0].buf,
@@ -675,15 +675,15 @@ static void ackorder_stale_ack(struct kunit *test)
 		} else {
 			failed++;
 		}
-		if (io[0].status != IB_WC_SUCCESS ||
-		    io[1].status != IB_WC_SUCCESS)
+		pair_ok = io[0].status == IB_WC_SUCCESS &&
+			  io[1].status == IB_WC_SUCCESS;
+		if (!pair_ok)
 			kunit_err(test, "round %u: the WRITE: %s (%d), the READ: %s (%d)\n",
 				  r, netem_status(io[0].status), io[0].status,
 				  netem_status(io[1].status), io[1].status);
 		mrcore_e2e_buf_free(&io[0].buf);
 		mrcore_e2e_buf_free(&io[1].buf);
-		if (bad || io[0].status != IB_WC_SUCCESS ||
-		    io[1].status != IB_WC_SUCCESS) {
+		if (bad || !pair_ok) {
 			/* The QP may be in error: a new connection goes on. */
 			netem_close(test, &c);
 			reconnects++;
