@@ -146,6 +146,21 @@
  */
 #define MRCORE_PEER_ACK_TIMEOUT	14
 /*
+ * The ACK timeout of mrcore_queue_rxe_2host's connections, 4.096 us * 2^19:
+ * about 2.1 s.  Its queue keeps 64 I/Os of up to 32 KiB in flight on a
+ * wire of two one-vCPU TCG guests that moves some 250 packets a second each
+ * way (18,183 in the 72 s of a run's I/O), so a QP can wait for its next
+ * response far longer than 67 ms with no packet lost.  Each such timeout
+ * resends the QP's window, which the peer answers again, which delays
+ * every QP further, until 7 in a row end I/Os with a retry-exceeded error.
+ * In runs of the suite alone: with %MRCORE_PEER_ACK_TIMEOUT, 3 of 4 parts
+ * failed, 206 timeouts, 4,159 duplicate requests at the peer, every packet
+ * sent received (eth0, qdisc and rxe counters of both guests); with 2^18,
+ * 12 timeouts, 4 of 4 passed; with 2^19, 3 timeouts, 31 duplicate
+ * requests, 4 of 4 passed.
+ */
+#define MRCORE_PEER_ACK_TIMEOUT_QUEUE	19
+/*
  * Transport retries of the two-host connections: rxe takes 7 as "for ever",
  * which would keep an I/O to a dead link or a powered-off peer pending.
  */

@@ -129,6 +129,9 @@ static void queue_qp_close(void *data)
 	peer_link_close(q->link);
 }
 
+/* rxe's connections of the queue wait longer for an ACK (peer_2host.h). */
+static struct mrcore_e2e_target queue_rxe_loaded;
+
 static void queue_qp_open(struct kunit *test, struct queue_qp *q,
 			  const char *force)
 {
@@ -141,6 +144,11 @@ static void queue_qp_open(struct kunit *test, struct queue_qp *q,
 	struct mrcore_e2e_side *side;
 	int ret;
 
+	if (t->driver_id == RDMA_DRIVER_RXE) {
+		queue_rxe_loaded = *t;
+		queue_rxe_loaded.ack_timeout = MRCORE_PEER_ACK_TIMEOUT_QUEUE;
+		t = &queue_rxe_loaded;
+	}
 	ret = peer_link_open(t, NULL, &q->link);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "connecting to the peer over %s",
 			    t->name);

@@ -254,6 +254,26 @@ netstat_line() { # label
 	done
 }
 
+# Where the wire lost packets, if it did: eth0's qdisc (its drops and
+# overlimits), the NIC's own drop counters and the non-zero counters of
+# rxe0 (its retries, duplicate and out-of-sequence requests, failed sends).
+# On the console and the results port, after the suites on the initiator,
+# after serving on the peer.
+wire_report() { # label
+	st=/sys/class/net/eth0/statistics
+	[ -d "$st" ] || return 0
+	say "wire $1: eth0 tx_dropped $(cat $st/tx_dropped) rx_dropped $(cat $st/rx_dropped) rx_missed $(cat $st/rx_missed_errors) rx_fifo $(cat $st/rx_fifo_errors) rx_over $(cat $st/rx_over_errors)"
+	say "wire $1: tc $(/usr/local/sbin/tc -s qdisc show dev eth0 2>&1 | tr -s ' \n' ' ')"
+	hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+	[ -d "$hw" ] || return 0
+	c=
+	for f in "$hw"/*; do
+		v=$(cat "$f" 2>/dev/null) || continue
+		[ "$v" = 0 ] || c="$c ${f##*/} $v"
+	done
+	say "wire $1: rxe0$c"
+}
+
 # tcpdump counts what crosses eth0 and lo, per protocol: RoCEv2 (UDP 4791,
 # rxe) and siw's TCP between the 198.18.0.N addresses.  -w /dev/null: only
 # the counts it prints when stopped are kept; a short decoded sample of each
@@ -339,6 +359,7 @@ kunit2host)
 	load $MODDIR/mrcore_2host.ko
 	capture_stop
 	netstat_line after
+	wire_report initiator
 	# The peer stops serving, unloads and checks itself for leaks; then
 	# it serves again, to be powered off by the last suite.
 	echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1 ||
@@ -369,6 +390,7 @@ peer)
 	netstat_line before
 	serve
 	netstat_line after
+	wire_report peer
 	;;
 demo)
 	# The demo's ULP rows use the adapters and their exchanges.
