@@ -1207,7 +1207,14 @@ static int peer_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		       c->id);
 		fallthrough;
 	default:
-		/* Disconnected, or the connection never came up. */
+		/*
+		 * Disconnected, or the connection never came up or broke:
+		 * those are named (an initiator's QP in error with nothing
+		 * of its own to say may have been disconnected from here).
+		 */
+		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
+			pr_info("mrcore_2host_peer: connection %u: %s (status %d)\n",
+				c->id, rdma_event_msg(ev->event), ev->status);
 		peer_conn_gone(c);
 		return 0;
 	}

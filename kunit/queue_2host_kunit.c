@@ -409,6 +409,22 @@ static void queue_in_flight(struct kunit *test)
 			   queue_rxe_counters[2], rxe[2] - rxe0[2],
 			   queue_rxe_counters[3], rxe[3] - rxe0[3]);
 	}
+	/*
+	 * A QP whose I/Os were flushed without an error of their own was
+	 * moved to the error state from outside: rdma_cm does so when a
+	 * DREQ comes in, rxe on an asynchronous error.
+	 */
+	for (i = 0; failed && i < QUEUE_QPS; i++) {
+		struct mrcore_e2e_side *side = run->qp[i].link->side;
+		int events = atomic_read(&side->qp_events);
+
+		kunit_info(test, "queue %s part %u: QP %u (qp#%u, the peer's connection %u): %d rdma_cm disconnects, %d QP events%s%s\n",
+			   dev_name(&dev->dev), part, i, side->qp->qp_num,
+			   run->qp[i].link->conn,
+			   atomic_read(&run->qp[i].link->pair->disconnected),
+			   events, events ? ", the last " : "",
+			   events ? ib_event_msg(side->last_qp_event) : "");
+	}
 	KUNIT_EXPECT_EQ(test, posted, want);
 	KUNIT_EXPECT_EQ(test, completed, posted);
 	KUNIT_EXPECT_EQ(test, failed, 0u);
