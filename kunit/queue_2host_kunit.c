@@ -412,16 +412,17 @@ static void queue_in_flight(struct kunit *test)
 	/*
 	 * A QP whose I/Os were flushed without an error of their own was
 	 * moved to the error state from outside: rdma_cm does so when a
-	 * DREQ comes in, rxe on an asynchronous error.
+	 * DREQ or a REJ comes in, rxe on an asynchronous error.
 	 */
 	for (i = 0; failed && i < QUEUE_QPS; i++) {
 		struct mrcore_e2e_side *side = run->qp[i].link->side;
 		int events = atomic_read(&side->qp_events);
 
-		kunit_info(test, "queue %s part %u: QP %u (qp#%u, the peer's connection %u): %d rdma_cm disconnects, %d QP events%s%s\n",
+		kunit_info(test, "queue %s part %u: QP %u (qp#%u, the peer's connection %u): %d rdma_cm disconnects, the last other rdma_cm event %s, %d QP events%s%s\n",
 			   dev_name(&dev->dev), part, i, side->qp->qp_num,
 			   run->qp[i].link->conn,
 			   atomic_read(&run->qp[i].link->pair->disconnected),
+			   rdma_event_msg(run->qp[i].link->pair->active_event),
 			   events, events ? ", the last " : "",
 			   events ? ib_event_msg(side->last_qp_event) : "");
 	}
