@@ -9,6 +9,9 @@
 #include "e2e_suite.h"
 #include "io_e2e.h"
 
+/* A local invalidation on a working QP takes milliseconds. */
+#define IO_OWNER_INV_MS		3000
+
 static void io_owner_release(void *p)
 {
 	struct io_owner *o = p;
@@ -22,13 +25,16 @@ static void io_owner_release(void *p)
 		struct mrcore_e2e_wait w;
 
 		/* Kill the key while the QP still works; a QP in error is
-		 * past caring, and deregistration kills it anyway.
+		 * past caring, and deregistration kills it anyway.  siw's
+		 * QP that answered a READ with a TERMINATE still says RTS
+		 * but sends nothing more: the invalidation would wait out
+		 * a whole I/O timeout (30 s, twice a run) for nothing.
 		 */
 		if (mrcore_e2e_qp_state(side) == IB_QPS_RTS) {
 			mrcore_e2e_wait_init(&w);
 			inv.wr_cqe = &w.cqe;
 			inv.send_flags = IB_SEND_SIGNALED;
-			mrcore_e2e_post(side, &inv, &w, IO_TIMEOUT_MS);
+			mrcore_e2e_post(side, &inv, &w, IO_OWNER_INV_MS);
 		}
 		ib_dereg_mr(o->mr);
 		ib_dma_unmap_sg(side->device, o->buf.sg, 1, DMA_BIDIRECTIONAL);

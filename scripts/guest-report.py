@@ -298,7 +298,7 @@ def kunit(out, ksrc, top, qemu_rc):
               (rounds, mods, fails))
         want = re.search(r'mrcore\.load_rounds=(\d+)',
                          os.environ.get('MRCORE_KUNIT_APPEND', ''))
-        want = int(want.group(1)) if want else 10
+        want = int(want.group(1)) if want else 4
         if rounds < want or fails or not mods:
             problems.append('load/unload: %d rounds, %d failures' %
                             (rounds, fails))
