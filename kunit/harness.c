@@ -935,16 +935,56 @@ int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_post, MRCORE_HARNESS);
 
 /**
+ * mrcore_e2e_io_finish() - wait for a posted I/O of the helper, destroy it
+ * @side: the end whose QP the I/O's pool serves.
+ * @ctx: the I/O.
+ * @destroy: rdma_io_ctx_destroy() (or _destroy_bvec()).
+ * @posted: what rdma_io_ctx_post() returned for it, with @w's cqe.
+ * @w: its completion entry.
+ * @timeout_ms: how long to wait for the completion.
+ *
+ * Destroys @ctx with the work completion, the way a ULP does; a post that
+ * failed (a chain the driver took in part is flushed first), or a
+ * completion that never came (the QP is then moved to the error state and
+ * the I/O flushed, mrcore_e2e_wait_done()), destroys it without one.  For
+ * a test with several I/Os in flight at once.
+ *
+ * Context: Process context; sleeps.
+ * Return: the completion status (%IB_WC_SUCCESS is 0), @posted if it is
+ * an error, or -ETIMEDOUT.
+ */
+int mrcore_e2e_io_finish(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
+			 void (*destroy)(struct rdma_io_ctx *ctx,
+					 const struct ib_wc *wc),
+			 int posted, struct mrcore_e2e_wait *w,
+			 unsigned int timeout_ms)
+{
+	struct ib_wc wc = {};
+	int status;
+
+	if (posted) {
+		/* What the driver took must be gone before the destroy. */
+		if (posted == -EINPROGRESS)
+			ib_drain_qp(side->qp);
+		destroy(ctx, NULL);
+		return posted;
+	}
+	status = mrcore_e2e_wait_done(side, w, timeout_ms);
+	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
+	destroy(ctx, status < 0 ? NULL : &wc);
+	return status;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_io_finish, MRCORE_HARNESS);
+
+/**
  * mrcore_e2e_io_run() - post one I/O of the helper and wait for it
  * @side: the end whose QP the I/O's pool serves.
  * @ctx: an I/O built by rdma_io_ctx_init() (or _init_bvec()).
  * @destroy: rdma_io_ctx_destroy() (or _destroy_bvec()).
  * @timeout_ms: how long to wait for the completion.
  *
- * Posts @ctx with rdma_io_ctx_post(), waits for its completion and destroys
- * it with the work completion, the way a ULP does; a post that failed, or a
- * completion that never came (the QP is then moved to the error state and
- * the I/O flushed, mrcore_e2e_wait_done()), destroys it without one.
+ * Posts @ctx with rdma_io_ctx_post() and finishes it with
+ * mrcore_e2e_io_finish().
  *
  * Context: Process context; sleeps.
  * Return: the completion status (%IB_WC_SUCCESS is 0), the negative errno
@@ -956,22 +996,11 @@ int mrcore_e2e_io_run(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
 		      unsigned int timeout_ms)
 {
 	struct mrcore_e2e_wait w;
-	struct ib_wc wc = {};
-	int status, ret;
 
 	mrcore_e2e_wait_init(&w);
-	ret = rdma_io_ctx_post(ctx, &w.cqe, NULL);
-	if (ret) {
-		/* What the driver took must be gone before the destroy. */
-		if (ret == -EINPROGRESS)
-			ib_drain_qp(side->qp);
-		destroy(ctx, NULL);
-		return ret;
-	}
-	status = mrcore_e2e_wait_done(side, &w, timeout_ms);
-	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
-	destroy(ctx, status < 0 ? NULL : &wc);
-	return status;
+	return mrcore_e2e_io_finish(side, ctx, destroy,
+				    rdma_io_ctx_post(ctx, &w.cqe, NULL), &w,
+				    timeout_ms);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_io_run, MRCORE_HARNESS);
 

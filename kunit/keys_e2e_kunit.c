@@ -600,19 +600,10 @@ static void keys_recurrence(struct kunit *test)
 			mrcore_e2e_wait_init(&w[b]);
 			st[b] = rdma_io_ctx_post(&ctx[b], &w[b].cqe, NULL);
 		}
-		for (b = 0; b < n; b++) {
-			struct ib_wc wc = {};
-
-			if (!st[b])
-				st[b] = mrcore_e2e_wait_done(&f.pair->active,
-							     &w[b],
-							     IO_TIMEOUT_MS);
-			else if (st[b] == -EINPROGRESS)
-				/* Taken in part: flush it before the destroy. */
-				ib_drain_qp(f.pair->active.qp);
-			wc.status = st[b] < 0 ? IB_WC_GENERAL_ERR : st[b];
-			rdma_io_ctx_destroy(&ctx[b], st[b] < 0 ? NULL : &wc);
-		}
+		for (b = 0; b < n; b++)
+			st[b] = mrcore_e2e_io_finish(&f.pair->active, &ctx[b],
+						     rdma_io_ctx_destroy, st[b],
+						     &w[b], IO_TIMEOUT_MS);
 		for (b = 0; b < n; b++)
 			KUNIT_ASSERT_EQ_MSG(test, st[b], IB_WC_SUCCESS, "I/O %u",
 					    i + b);

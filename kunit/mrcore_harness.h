@@ -258,6 +258,11 @@ int mrcore_e2e_io_run(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
 		      void (*destroy)(struct rdma_io_ctx *ctx,
 				      const struct ib_wc *wc),
 		      unsigned int timeout_ms);
+int mrcore_e2e_io_finish(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,
+			 void (*destroy)(struct rdma_io_ctx *ctx,
+					 const struct ib_wc *wc),
+			 int posted, struct mrcore_e2e_wait *w,
+			 unsigned int timeout_ms);
 
 void mrcore_e2e_wait_init(struct mrcore_e2e_wait *w);
 int mrcore_e2e_post(struct mrcore_e2e_side *side, struct ib_send_wr *first,
