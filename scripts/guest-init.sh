@@ -339,9 +339,10 @@ bye_peer() {
 # check selects none: its peer then need not serve a second time while
 # this guest waits (its kmemleak scan alone took 70 s).
 poweroff_wanted() {
+	suite=mrcore_poweroff_2host
 	[ -z "$FILTER" ] && return 0
 	# shellcheck disable=SC2254 # the filter is a glob
-	case mrcore_poweroff_2host in
+	case $suite in
 	${FILTER%%.*}) return 0 ;;
 	esac
 	return 1
@@ -377,13 +378,12 @@ kunit2host)
 	wire_report initiator
 	# The peer stops serving, unloads and checks itself for leaks; then
 	# it serves again, to be powered off by the last suite.
-	echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1 ||
-		say "ERROR: could not tell the peer to stop"
+	bye_peer || say "ERROR: could not tell the peer to stop"
 	if [ -e $MODDIR/mrcore_2host_poweroff.ko ] && poweroff_wanted; then
 		wait_peer
 		load $MODDIR/mrcore_2host_poweroff.ko
 		# If no suite powered it off (a filter), the peer stops.
-		echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1
+		bye_peer
 	else
 		# As demo2host: both guests scan for leaks at once, then
 		# the peer is told to stop (below).
