@@ -63,6 +63,27 @@ bool __mrcore_should_fail(enum mrcore_fault_point point)
 }
 
 /**
+ * mrcore_dma_map_faulty() - mrcore_dma_map() while a point is armed
+ * @dev: the device.
+ * @sg: the scatterlist.
+ * @nents: its entries.
+ * @dir: the direction.
+ *
+ * Out of line, so that the I/O path need not keep its arguments across a
+ * second call when no test injects failures.
+ *
+ * Context: As ib_dma_map_sg().
+ * Return: 0 if the dma_map point fails this pass, else ib_dma_map_sg()'s.
+ */
+int mrcore_dma_map_faulty(struct ib_device *dev, struct scatterlist *sg,
+			  u32 nents, enum dma_data_direction dir)
+{
+	if (__mrcore_should_fail(MRCORE_FAULT_DMA_MAP))
+		return 0;
+	return ib_dma_map_sg(dev, sg, nents, dir);
+}
+
+/**
  * rdma_mrcore_fault_arm() - arm or disarm an injection point
  * @name: the point: post_send, mr_alloc, map_short, dma_map, pool_empty or
  *	post_wr.

@@ -251,26 +251,30 @@ free_wrs:
 }
 
 /*
- * sges, one entry: the most common I/O, built straight into the context's
- * own storage.  The checks are mrcore_io_build_sges()'s.
+ * sges, one entry, nothing to price (set->one_wr): the I/O most ULPs post
+ * most often, built from the arguments straight into the context's own
+ * storage, and counted as mrcore_io_chosen() would.  The checks are
+ * mrcore_io_build_sges()'s.
  */
-static __always_inline int mrcore_io_build_one(struct rdma_io_ctx *ctx,
-					       bool read)
+static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
+					      const struct mrcore_io_set *set,
+					      bool read)
 {
-	u64 addr;
+	struct rdma_io_pool *pool = ctx->pool;
+	u64 addr, end;
 	u32 len;
 	int ret;
 
 	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
 	if (unlikely(ret))
 		return ret;
+	/* One entry is under 4 GiB: only the peer's range can wrap. */
+	if (unlikely(check_add_overflow(ctx->remote_addr, (u64)len, &end)))
+		return -EOVERFLOW;
 	ctx->length = len;
-	ret = mrcore_io_check_length(ctx);
-	if (unlikely(ret))
-		return ret;
 	ctx->inline_sge.addr = addr;
 	ctx->inline_sge.length = len;
-	ctx->inline_sge.lkey = ctx->pool->info.pd->local_dma_lkey;
+	ctx->inline_sge.lkey = pool->info.pd->local_dma_lkey;
 	ctx->inline_wr = (struct ib_rdma_wr){
 		.wr = {
 			.sg_list = &ctx->inline_sge,
@@ -286,7 +290,16 @@ static __always_inline int mrcore_io_build_one(struct rdma_io_ctx *ctx,
 	ctx->last = &ctx->inline_wr.wr;
 	ctx->nr_wrs = 1;
 	ctx->nr_ops = 1;
-	return 0;
+	ctx->kind = MRCORE_IO_SGES;
+	ctx->nr_mrs = 0;
+	ctx->backend = set->sges_ops;
+	/* mrcore_count_use(), its arguments resolved with the set. */
+	this_cpu_inc(*set->sges_uses[read]);
+	if (READ_ONCE(*set->sges_last[read]) != set->sges_now)
+		WRITE_ONCE(*set->sges_last[read], set->sges_now);
+	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
+			     rdma_io_cost(&pool->info.weights, 1, 0, 0, 1));
+	return 1;
 }
 
 /*
@@ -807,8 +820,8 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
 		     u64 remote_addr, u32 rkey, enum dma_data_direction dir)
 {
-	bool read = dir == DMA_FROM_DEVICE;
 	const struct mrcore_io_set *set;
+	bool read;
 	int ret;
 
 	/* DMA_TO_DEVICE and DMA_FROM_DEVICE are 1 and 2. */
@@ -821,6 +834,10 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		return -EOPNOTSUPP;
 	}
 
+	/*
+	 * Everything is kept in the context before the mapping: past the
+	 * call only @ctx and @set stay in registers.
+	 */
 	ctx->pool = pool;
 	ctx->map_sg = sg;
 	ctx->sg = sg;
@@ -832,7 +849,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 
 	ctx->dma_nents = mrcore_dma_map(pool->info.dev, sg, sg_cnt, dir);
 	if (unlikely(!ctx->dma_nents)) {
-		mrcore_pool_stat_add(pool, MRCORE_STAT_ERR_DMA_MAP, 1);
+		mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_ERR_DMA_MAP, 1);
 		return -ENOMEM;
 	}
 
@@ -840,16 +857,12 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	 * The common case, decided before anything is measured: one entry,
 	 * and the pool lets SGEs go without pricing (set->one_wr).
 	 */
+	read = ctx->dir == DMA_FROM_DEVICE;
 	if (likely(ctx->dma_nents == 1 && set->one_wr[read])) {
-		ret = mrcore_io_build_one(ctx, read);
-		if (unlikely(ret))
+		ret = mrcore_io_init_one(ctx, set, read);
+		if (unlikely(ret < 0))
 			goto unmap_dma;
-		ctx->kind = MRCORE_IO_SGES;
-		ctx->nr_mrs = 0;
-		mrcore_io_chosen(ctx, &set->cand[set->sges], read,
-				 MRCORE_WHY_CHEAPEST,
-				 rdma_io_cost(&pool->info.weights, 1, 0, 0, 1));
-		return 1;
+		return ret;
 	}
 	ret = mrcore_io_init_planned(ctx, set, read);
 	if (unlikely(ret))
@@ -858,7 +871,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 
 unmap_dma:
 	ctx->backend = NULL;
-	mrcore_io_dma_unbuilt(pool, sg, sg_cnt, dir);
+	mrcore_io_dma_unbuilt(ctx->pool, ctx->map_sg, ctx->sg_cnt, ctx->dir);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);

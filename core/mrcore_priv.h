@@ -295,6 +295,12 @@ static inline const char *mrcore_why_name(enum mrcore_why why)
 int mrcore_devices_init(struct dentry *root);
 void mrcore_devices_exit(void);
 
+/* What mrcore_count_use() records as a class's last choice. */
+static inline u32 mrcore_use_last(u32 slot, enum mrcore_why why)
+{
+	return (slot + 1) | why << 16;
+}
+
 /**
  * mrcore_count_use() - count a use of the backend in a slot
  * @stats: the device's per-CPU counters, or mrcore_nodev_stats.
@@ -312,7 +318,7 @@ static inline void mrcore_count_use(struct mrcore_device_stats __percpu *stats,
 				    u32 *last, enum mrcore_class op_class,
 				    u32 slot, enum mrcore_why why)
 {
-	u32 now = (slot + 1) | why << 16;
+	u32 now = mrcore_use_last(slot, why);
 
 	this_cpu_inc(stats->by_backend[slot][op_class]);
 	/* Written only when it changes: the common case stays read-only. */
@@ -388,6 +394,12 @@ struct mrcore_io_cand {
  * @only: per direction, the one candidate that can move such an I/O when
  *	no other can (e.g. the sink MRs of an iWARP READ): nothing to price.
  *	-1 if there are several, one is forced, or one is custom.
+ * @sges_ops: the backend of candidate @sges, for the one-WR shortcut.
+ * @sges_uses: per direction (index: a READ), the counter of its uses in
+ *	the pool's device counters, which the shortcut increments as
+ *	mrcore_count_use() would.
+ * @sges_last: per direction, the device's last choice of the class.
+ * @sges_now: the value mrcore_count_use() stores there for the shortcut.
  * @cand: the candidates, newest registered first.
  *
  * A set is immutable once published.  The modules of its backends are
@@ -402,6 +414,10 @@ struct mrcore_io_set {
 	u32 one_wr[2];
 	bool sges_first[2];
 	int only[2];
+	const struct rdma_mr_backend_ops *sges_ops;
+	u64 __percpu *sges_uses[2];
+	u32 *sges_last[2];
+	u32 sges_now;
 	struct mrcore_io_cand cand[MRCORE_IO_CANDS];
 };
 
@@ -561,6 +577,9 @@ static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 	return mrcore_fault_armed() && __mrcore_should_fail(point);
 }
 
+int mrcore_dma_map_faulty(struct ib_device *dev, struct scatterlist *sg,
+			  u32 nents, enum dma_data_direction dir);
+
 extern char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];
 #else
 static inline bool mrcore_fault_armed(void)
@@ -571,6 +590,13 @@ static inline bool mrcore_fault_armed(void)
 static inline bool mrcore_should_fail(enum mrcore_fault_point point)
 {
 	return false;
+}
+
+static inline int mrcore_dma_map_faulty(struct ib_device *dev,
+					struct scatterlist *sg, u32 nents,
+					enum dma_data_direction dir)
+{
+	return ib_dma_map_sg(dev, sg, nents, dir);
 }
 
 /* An empty name of the parameter's size: the cost model decides. */
@@ -601,7 +627,8 @@ DECLARE_PER_CPU(long, mrcore_dma_live);
 static inline int mrcore_dma_map(struct ib_device *dev, struct scatterlist *sg,
 				 u32 nents, enum dma_data_direction dir)
 {
-	int n = mrcore_should_fail(MRCORE_FAULT_DMA_MAP) ? 0 :
+	int n = unlikely(mrcore_fault_armed()) ?
+		mrcore_dma_map_faulty(dev, sg, nents, dir) :
 		ib_dma_map_sg(dev, sg, nents, dir);
 
 	if (unlikely(n <= 0))

@@ -368,6 +368,16 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 		if (c->kind == MRCORE_IO_CUSTOM)
 			custom = true;
 	}
+	if (set->sges >= 0) {
+		u32 slot = set->cand[set->sges].slot;
+
+		set->sges_ops = set->cand[set->sges].ops;
+		set->sges_uses[0] = &pool->stats->by_backend[slot][MRCORE_CLASS_WRITE];
+		set->sges_uses[1] = &pool->stats->by_backend[slot][MRCORE_CLASS_READ];
+		set->sges_last[0] = &pool->last[MRCORE_CLASS_WRITE];
+		set->sges_last[1] = &pool->last[MRCORE_CLASS_READ];
+		set->sges_now = mrcore_use_last(slot, MRCORE_WHY_CHEAPEST);
+	}
 	mrcore_pool_one_wr(pool, set, custom);
 	mrcore_pool_only(pool, set, custom);
 

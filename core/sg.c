@@ -145,19 +145,19 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 	 * Anything else, errors included, is measured entry by entry.
 	 *
 	 * The checks of each entry fold into one word, tested once after the
-	 * loop: its start, and its length less one with the in-page bits
-	 * flipped, which is a multiple of the page size for a length of whole
-	 * pages and has its top bits set for an empty entry: either lands in
-	 * the in-page bits or above the wrap limit.
+	 * loop: its start, and its length less a page, which is a multiple
+	 * of the page size for a length of whole pages and has its top bits
+	 * set for an entry shorter than a page (an empty one too): either
+	 * lands in the in-page bits or above the wrap limit.
 	 */
 	if (unlikely(offset >= n))
 		goto any;
 	length = n - offset;
-	acc = start | ((length - 1) ^ ~PAGE_MASK);
+	acc = start | (length - PAGE_SIZE);
 	for (i = 1; i < dma_nents; i++) {
 		s = sg_next(s);
 		n = sg_dma_len(s);
-		acc |= sg_dma_address(s) | (((u64)n - 1) ^ ~PAGE_MASK);
+		acc |= sg_dma_address(s) | ((u64)n - PAGE_SIZE);
 		length += n;
 	}
 	if (unlikely((acc & ~PAGE_MASK) || length > U32_MAX ||
