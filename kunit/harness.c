@@ -1460,10 +1460,13 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_verify, MRCORE_HARNESS);
  */
 void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c)
 {
-	size_t done = 0, n;
+	size_t done, n;
+	u8 *p;
 
-	for (; done < buf->len; done += n)
-		memset(mrcore_e2e_buf_run(buf, done, buf->len - done, &n), c, n);
+	for (done = 0; done < buf->len; done += n) {
+		p = mrcore_e2e_buf_run(buf, done, buf->len - done, &n);
+		memset(p, c, n);
+	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_memset, MRCORE_HARNESS);
 
