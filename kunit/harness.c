@@ -11,7 +11,6 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
 #include <net/net_namespace.h>
 #include <rdma/mrcore.h>
 
@@ -1255,32 +1254,6 @@ static u64 mrcore_e2e_key(u32 seed)
 	return mrcore_e2e_mix(seed + 0x9e3779b97f4a7c15ULL);
 }
 
-/*
- * The word that holds bytes 8w..8w+7 of a range, little-endian: of pattern
- * @key, or every byte %MRCORE_E2E_POISON for %MRCORE_E2E_POISONED.
- */
-static u64 mrcore_e2e_word(u64 key, bool poisoned, size_t w)
-{
-	return poisoned ? 0x0101010101010101ULL * MRCORE_E2E_POISON :
-			  mrcore_e2e_mix(key ^ w);
-}
-
-/*
- * Data byte @i and the bytes after it on its page, at most @left: the run
- * the fill and the checks go through with one address computation.  Word by
- * word where a range has 8 bytes left on the page: under KASAN and TCG a
- * byte at a time cost seconds per MiB.
- */
-static u8 *mrcore_e2e_buf_run(struct mrcore_e2e_buf *buf, size_t i,
-			      size_t left, size_t *n)
-{
-	size_t pos = buf->offset + i;
-
-	*n = min_t(size_t, left, PAGE_SIZE - pos % PAGE_SIZE);
-	return (u8 *)page_address(buf->pages[pos / PAGE_SIZE]) +
-	       pos % PAGE_SIZE;
-}
-
 /**
  * mrcore_e2e_pattern() - the test pattern
  * @seed: selects the pattern; give every buffer of a test its own.
@@ -1313,26 +1286,21 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pattern, MRCORE_HARNESS);
 void mrcore_e2e_buf_fill_range(struct mrcore_e2e_buf *buf, size_t start,
 			       size_t len, u32 seed)
 {
-	bool poisoned = seed == MRCORE_E2E_POISONED;
-	u64 key = mrcore_e2e_key(seed);
-	size_t k = 0, n, end;
-	u8 *p;
+	u64 key = mrcore_e2e_key(seed), word = 0;
+	size_t k;
 
 	if (start > buf->len || len > buf->len - start)
 		return;
-	while (k < len) {
-		p = mrcore_e2e_buf_run(buf, start + k, len - k, &n);
-		for (end = k + n; k < end; p++, k++) {
-			u64 word = mrcore_e2e_word(key, poisoned, k / 8);
-
-			if (!(k % 8) && end - k >= 8) {
-				put_unaligned_le64(word, p);
-				p += 7;
-				k += 7;
-			} else {
-				*p = word >> (8 * (k % 8));
-			}
-		}
+	if (seed == MRCORE_E2E_POISONED) {
+		for (k = 0; k < len; k++)
+			*mrcore_e2e_buf_byte(buf, start + k) =
+				MRCORE_E2E_POISON;
+		return;
+	}
+	for (k = 0; k < len; k++) {
+		if (!(k % 8))
+			word = mrcore_e2e_mix(key ^ (k / 8));
+		*mrcore_e2e_buf_byte(buf, start + k) = word >> (8 * (k % 8));
 	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_fill_range, MRCORE_HARNESS);
@@ -1404,10 +1372,8 @@ bool mrcore_e2e_buf_verify(struct mrcore_e2e_buf *buf, size_t start,
 	size_t end = buf->offset + buf->len;
 	const u8 *first = page_address(buf->pages[0]);
 	const u8 *last = page_address(buf->pages[buf->npages - 1]);
-	bool poisoned = seed == MRCORE_E2E_POISONED;
-	size_t k, lo, hi, n, run_end;
-	const u8 *p;
-	u64 key;
+	size_t k, lo, hi;
+	u64 key, word = 0;
 
 	memset(diff, 0, sizeof(*diff));
 	if (start > buf->len || len > buf->len - start) {
@@ -1424,21 +1390,17 @@ bool mrcore_e2e_buf_verify(struct mrcore_e2e_buf *buf, size_t start,
 		mrcore_e2e_diff_note(diff, k, *mrcore_e2e_buf_byte(buf, k),
 				     MRCORE_E2E_POISON, "poison");
 	key = mrcore_e2e_key(seed);
-	for (k = 0; k < len;) {
-		p = mrcore_e2e_buf_run(buf, start + k, len - k, &n);
-		for (run_end = k + n; k < run_end; p++, k++) {
-			u64 word = mrcore_e2e_word(key, poisoned, k / 8);
+	for (k = 0; k < len; k++) {
+		u8 want = MRCORE_E2E_POISON;
 
-			/* A whole word that matches; else byte by byte. */
-			if (!(k % 8) && run_end - k >= 8 &&
-			    get_unaligned_le64(p) == word) {
-				p += 7;
-				k += 7;
-				continue;
-			}
-			mrcore_e2e_diff_note(diff, start + k, *p,
-					     word >> (8 * (k % 8)), "data");
+		if (seed != MRCORE_E2E_POISONED) {
+			if (!(k % 8))
+				word = mrcore_e2e_mix(key ^ (k / 8));
+			want = word >> (8 * (k % 8));
 		}
+		mrcore_e2e_diff_note(diff, start + k,
+				     *mrcore_e2e_buf_byte(buf, start + k), want,
+				     "data");
 	}
 	hi = min_t(size_t, buf->len, start + len + MRCORE_E2E_VERIFY_SPAN);
 	for (k = start + len; k < hi; k++)
@@ -1460,12 +1422,16 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_verify, MRCORE_HARNESS);
  */
 void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c)
 {
-	size_t done, n;
-	u8 *p;
+	size_t done = 0;
 
-	for (done = 0; done < buf->len; done += n) {
-		p = mrcore_e2e_buf_run(buf, done, buf->len - done, &n);
-		memset(p, c, n);
+	/* Page by page: a contiguous buffer is one run. */
+	while (done < buf->len) {
+		size_t pos = buf->offset + done;
+		size_t n = min_t(size_t, buf->len - done,
+				 PAGE_SIZE - pos % PAGE_SIZE);
+
+		memset(mrcore_e2e_buf_byte(buf, done), c, n);
+		done += n;
 	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_memset, MRCORE_HARNESS);
