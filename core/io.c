@@ -293,10 +293,8 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 	ctx->kind = MRCORE_IO_SGES;
 	ctx->nr_mrs = 0;
 	ctx->backend = set->sges_ops;
-	/* mrcore_count_use(), its arguments resolved with the set. */
-	this_cpu_inc(*set->sges_uses[read]);
-	if (READ_ONCE(*set->sges_last[read]) != set->sges_now)
-		WRITE_ONCE(*set->sges_last[read], set->sges_now);
+	mrcore_count_use_at(set->sges_uses[read], set->sges_last[read],
+			    set->sges_now);
 	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
 			     rdma_io_cost(&pool->info.weights, 1, 0, 0, 1));
 	return 1;

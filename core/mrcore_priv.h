@@ -301,6 +301,18 @@ static inline u32 mrcore_use_last(u32 slot, enum mrcore_why why)
 	return (slot + 1) | why << 16;
 }
 
+/*
+ * mrcore_count_use() with its counter and last-choice word resolved (the
+ * one-WR shortcut keeps them in its pool's set).
+ */
+static inline void mrcore_count_use_at(u64 __percpu *use, u32 *last, u32 now)
+{
+	this_cpu_inc(*use);
+	/* Written only when it changes: the common case stays read-only. */
+	if (READ_ONCE(*last) != now)
+		WRITE_ONCE(*last, now);
+}
+
 /**
  * mrcore_count_use() - count a use of the backend in a slot
  * @stats: the device's per-CPU counters, or mrcore_nodev_stats.
@@ -318,12 +330,8 @@ static inline void mrcore_count_use(struct mrcore_device_stats __percpu *stats,
 				    u32 *last, enum mrcore_class op_class,
 				    u32 slot, enum mrcore_why why)
 {
-	u32 now = mrcore_use_last(slot, why);
-
-	this_cpu_inc(stats->by_backend[slot][op_class]);
-	/* Written only when it changes: the common case stays read-only. */
-	if (READ_ONCE(last[op_class]) != now)
-		WRITE_ONCE(last[op_class], now);
+	mrcore_count_use_at(&stats->by_backend[slot][op_class],
+			    &last[op_class], mrcore_use_last(slot, why));
 }
 
 /* Counting is per CPU and free of atomics; a device without state skips it. */
