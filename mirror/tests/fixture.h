@@ -310,6 +310,7 @@ protected:
 	{
 		ASSERT_EQ(mirror_module_init(), 0);
 		module_loaded_ = true;
+		core_dma_live_ = rdma_mrcore_dma_maps_live();
 		for (Node *n : {&local_, &peer_}) {
 			n->hca = std::make_unique<sim::Hca>(profile,
 							   n == &local_ ? "local" : "peer");
@@ -331,6 +332,9 @@ protected:
 		EXPECT_EQ(c.kmalloc_live, 0) << "kernel memory leaked";
 		EXPECT_EQ(c.mrs_live, 0) << "device MR leaked";
 		EXPECT_EQ(c.dma_maps_live, 0) << "DMA mapping leaked";
+		// The core's own count agrees with the DMA API's.
+		EXPECT_EQ(rdma_mrcore_dma_maps_live(), core_dma_live_)
+			<< "the core's count of its DMA mappings is off";
 		EXPECT_EQ(c.module_refs, 0) << "module reference leaked";
 		EXPECT_EQ(c.dma_api_errors, 0) << "DMA-API misuse";
 		EXPECT_EQ(c.warnings, expected_warnings_) << "unexpected WARN";
@@ -495,6 +499,7 @@ protected:
 
 	Node local_, peer_;
 	long expected_warnings_ = 0;
+	long core_dma_live_ = 0;
 	bool module_loaded_ = false;
 	// The attacker's memory (ExpectAllDead()).
 	Buffer attacker_src_{1};
