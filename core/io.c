@@ -251,50 +251,52 @@ free_wrs:
 }
 
 /*
- * sges, one entry, nothing to price (set->one_wr): the I/O most ULPs post
+ * sges, one entry, nothing to price (set->sges_uses): the I/O most ULPs post
  * most often, built from the arguments straight into the context's own
  * storage, and counted as mrcore_io_chosen() would.  The checks are
  * mrcore_io_build_sges()'s.
  */
 static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 					      const struct mrcore_io_set *set,
-					      bool read)
+					      u64 __percpu *uses, u32 read)
 {
 	struct rdma_io_pool *pool = ctx->pool;
-	u64 addr, end;
+	struct ib_rdma_wr *wr = &ctx->inline_wr;
+	u64 addr;
 	u32 len;
 	int ret;
 
 	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
 	if (unlikely(ret))
 		return ret;
-	/* One entry is under 4 GiB: only the peer's range can wrap. */
-	if (unlikely(check_add_overflow(ctx->remote_addr, (u64)len, &end)))
-		return -EOVERFLOW;
-	ctx->length = len;
 	ctx->inline_sge.addr = addr;
 	ctx->inline_sge.length = len;
-	ctx->inline_sge.lkey = pool->info.pd->local_dma_lkey;
-	ctx->inline_wr = (struct ib_rdma_wr){
-		.wr = {
-			.sg_list = &ctx->inline_sge,
-			.num_sge = 1,
-			.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE,
-		},
-		.remote_addr = ctx->remote_addr,
-		.rkey = ctx->rkey,
-	};
-	ctx->wrs = &ctx->inline_wr;
+	ctx->inline_sge.lkey = set->sges_lkey;
+	wr->remote_addr = ctx->remote_addr;
+	/* One entry is under 4 GiB: only the peer's range can wrap. */
+	if (unlikely(wr->remote_addr + len < len))
+		return -EOVERFLOW;
+	ctx->length = len;
+	/* Field by field: the padding is nobody's, and need not be zeroed. */
+	wr->wr.next = NULL;
+	wr->wr.wr_cqe = NULL;
+	wr->wr.sg_list = &ctx->inline_sge;
+	wr->wr.num_sge = 1;
+	wr->wr.opcode = set->sges_op[read];
+	wr->wr.send_flags = 0;
+	wr->wr.ex.imm_data = 0;
+	wr->rkey = ctx->rkey;
+	ctx->wrs = wr;
 	ctx->sges = &ctx->inline_sge;
-	ctx->first = &ctx->inline_wr.wr;
-	ctx->last = &ctx->inline_wr.wr;
+	ctx->first = &wr->wr;
+	ctx->last = &wr->wr;
 	ctx->nr_wrs = 1;
 	ctx->nr_ops = 1;
 	ctx->kind = MRCORE_IO_SGES;
 	ctx->nr_mrs = 0;
 	ctx->backend = set->sges_ops;
-	mrcore_count_use_at(set->sges_uses[read], set->sges_last[read],
-			    set->sges_now);
+	mrcore_dma_count_live();
+	mrcore_count_use_at(uses, set->sges_last[read], set->sges_now);
 	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
 			     rdma_io_cost(&pool->info.weights, 1, 0, 0, 1));
 	return 1;
@@ -755,9 +757,9 @@ static __always_inline void mrcore_io_chosen(struct rdma_io_ctx *ctx,
 
 /* Everything but one entry in one WR: the plans, priced and built. */
 static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
-					   const struct mrcore_io_set *set,
-					   bool read)
+					   const struct mrcore_io_set *set)
 {
+	bool read = ctx->dir == DMA_FROM_DEVICE;
 	struct mrcore_io_choice ch;
 	int ret;
 
@@ -789,6 +791,62 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 	return 0;
 }
 
+/* An init that failed after mapping: nothing built, the mapping undone. */
+static noinline int mrcore_io_init_undo(struct rdma_io_ctx *ctx, int ret)
+{
+	ctx->backend = NULL;
+	mrcore_io_dma_unbuilt(ctx->pool, ctx->map_sg, ctx->sg_cnt, ctx->dir);
+	return ret;
+}
+
+/*
+ * rdma_io_ctx_init() past its checks, its arguments in @ctx: the pool's
+ * set, the mapping, then the shortcut or the plans.  Out of line, so that
+ * the checks need no saved register.
+ */
+static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
+{
+	const struct mrcore_io_set *set;
+	u64 __percpu *uses;
+	u32 read;
+	int ret;
+
+	/*
+	 * Mapped before the set is looked up, so that only @ctx lives across
+	 * the call.  A pool no backend serves maps and unmaps for nothing.
+	 */
+	ctx->dma_nents = __mrcore_dma_map(ctx->pool->info.dev, ctx->map_sg,
+					  ctx->sg_cnt, ctx->dir);
+	set = mrcore_pool_io(ctx->pool);
+	/* 0 for a WRITE, 1 for a READ: @dir is one of the two. */
+	BUILD_BUG_ON(DMA_FROM_DEVICE - DMA_TO_DEVICE != 1);
+	read = ctx->dir - DMA_TO_DEVICE;
+	/*
+	 * The common case, decided before anything is measured and before
+	 * the mapping's failure is tested: one entry, and the pool lets SGEs
+	 * go without pricing (its shortcut counter is set).
+	 */
+	uses = set->sges_uses[read];
+	if (likely(ctx->dma_nents == 1 && uses)) {
+		ret = mrcore_io_init_one(ctx, set, uses, read);
+		if (unlikely(ret < 0)) {
+			mrcore_dma_count_live();
+			return mrcore_io_init_undo(ctx, ret);
+		}
+		return ret;
+	}
+	if (unlikely(ctx->dma_nents <= 0)) {
+		ctx->dma_nents = 0;
+		mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_ERR_DMA_MAP, 1);
+		return -ENOMEM;
+	}
+	mrcore_dma_count_live();
+	ret = mrcore_io_init_planned(ctx, set);
+	if (unlikely(ret))
+		return mrcore_io_init_undo(ctx, ret);
+	return ctx->nr_wrs;
+}
+
 /**
  * rdma_io_ctx_init() - plan and build one RDMA READ or WRITE
  * @ctx: the context, owned by the caller until rdma_io_ctx_destroy().
@@ -818,23 +876,14 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,
 		     u64 remote_addr, u32 rkey, enum dma_data_direction dir)
 {
-	const struct mrcore_io_set *set;
-	bool read;
-	int ret;
-
 	/* DMA_TO_DEVICE and DMA_FROM_DEVICE are 1 and 2. */
-	if (unlikely(!ctx || !pool || !sg || !sg_cnt ||
-		     (unsigned int)dir - DMA_TO_DEVICE > 1))
+	if (unlikely((unsigned int)dir - DMA_TO_DEVICE > 1 ||
+		     !ctx || !pool || !sg || !sg_cnt))
 		return -EINVAL;
-	set = mrcore_pool_io(pool);
-	if (unlikely(!set)) {
-		mrcore_pool_stat_add(pool, MRCORE_STAT_ERR_NO_BACKEND, 1);
-		return -EOPNOTSUPP;
-	}
 
 	/*
-	 * Everything is kept in the context before the mapping: past the
-	 * call only @ctx and @set stay in registers.
+	 * Everything is kept in the context first, so that across the
+	 * mapping only @ctx stays in a register.
 	 */
 	ctx->pool = pool;
 	ctx->map_sg = sg;
@@ -844,33 +893,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	ctx->dir = dir;
 	ctx->remote_addr = remote_addr;
 	ctx->rkey = rkey;
-
-	ctx->dma_nents = mrcore_dma_map(pool->info.dev, sg, sg_cnt, dir);
-	if (unlikely(!ctx->dma_nents)) {
-		mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_ERR_DMA_MAP, 1);
-		return -ENOMEM;
-	}
-
-	/*
-	 * The common case, decided before anything is measured: one entry,
-	 * and the pool lets SGEs go without pricing (set->one_wr).
-	 */
-	read = ctx->dir == DMA_FROM_DEVICE;
-	if (likely(ctx->dma_nents == 1 && set->one_wr[read])) {
-		ret = mrcore_io_init_one(ctx, set, read);
-		if (unlikely(ret < 0))
-			goto unmap_dma;
-		return ret;
-	}
-	ret = mrcore_io_init_planned(ctx, set, read);
-	if (unlikely(ret))
-		goto unmap_dma;
-	return ctx->nr_wrs;
-
-unmap_dma:
-	ctx->backend = NULL;
-	mrcore_io_dma_unbuilt(ctx->pool, ctx->map_sg, ctx->sg_cnt, ctx->dir);
-	return ret;
+	return mrcore_io_init_mapped(ctx);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
 
@@ -904,6 +927,33 @@ static void mrcore_io_signal_writes(struct rdma_io_ctx *ctx)
 	}
 }
 
+/* rdma_io_ctx_wrs() once every WRITE that must be is signaled: link, count. */
+static __always_inline struct ib_send_wr *
+mrcore_io_link(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
+	       struct ib_send_wr *chain_wr)
+{
+	/* Read first: the stores to the WRs below may alias @ctx. */
+	struct rdma_io_pool *pool = ctx->pool;
+	struct ib_send_wr *first = ctx->first, *last = ctx->last;
+	u32 nr_wrs = ctx->nr_wrs;
+
+	mrcore_pool_stat_add(pool, MRCORE_STAT_WRS, nr_wrs);
+	last->next = chain_wr;
+	if (!chain_wr) {
+		last->wr_cqe = cqe;
+		last->send_flags |= IB_SEND_SIGNALED;
+	}
+	return first;
+}
+
+static noinline struct ib_send_wr *
+mrcore_io_link_signaled(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
+			struct ib_send_wr *chain_wr)
+{
+	mrcore_io_signal_writes(ctx);
+	return mrcore_io_link(ctx, cqe, chain_wr);
+}
+
 /**
  * rdma_io_ctx_wrs() - the WR chain of an I/O, ready to post
  * @ctx: an initialized context.
@@ -924,14 +974,8 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 				   struct ib_send_wr *chain_wr)
 {
 	if (unlikely(ctx->pool->signal_writes))
-		mrcore_io_signal_writes(ctx);
-	ctx->last->next = chain_wr;
-	if (!chain_wr) {
-		ctx->last->wr_cqe = cqe;
-		ctx->last->send_flags |= IB_SEND_SIGNALED;
-	}
-	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_WRS, ctx->nr_wrs);
-	return ctx->first;
+		return mrcore_io_link_signaled(ctx, cqe, chain_wr);
+	return mrcore_io_link(ctx, cqe, chain_wr);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 
@@ -1095,8 +1139,10 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
 
 /* What a failed I/O, or one with MRs, gives back before its mapping. */
 static noinline void mrcore_io_release(struct rdma_io_ctx *ctx,
-				       const struct ib_wc *wc, bool ok)
+				       const struct ib_wc *wc)
 {
+	bool ok = wc && wc->status == IB_WC_SUCCESS;
+
 	if (!ok)
 		mrcore_io_failed(ctx, wc);
 	switch (ctx->kind) {
@@ -1150,7 +1196,7 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	trace_mrcore_io_done(ctx, wc);
 	/* An I/O without MRs that completed gives back its mapping alone. */
 	if (unlikely(!ok || ctx->kind != MRCORE_IO_SGES))
-		mrcore_io_release(ctx, wc, ok);
+		mrcore_io_release(ctx, wc);
 	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
 			 ctx->dir);
 	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_DMA_UNMAPS, 1);

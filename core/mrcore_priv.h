@@ -60,12 +60,14 @@ static inline int mrcore_sg_entry(struct scatterlist *s, u32 skip,
 				  u64 *start, u32 *len)
 {
 	u32 n = sg_dma_len(s);
+	u64 end;
 
 	if (unlikely(skip >= n))
 		return -EINVAL;
 	*start = sg_dma_address(s) + skip;
 	*len = n - skip;
-	if (unlikely(*start > U64_MAX - PAGE_SIZE - *len))
+	/* Wraps exactly when *start > U64_MAX - PAGE_SIZE - *len. */
+	if (unlikely(check_add_overflow(*start, *len + (u64)PAGE_SIZE, &end)))
 		return -EOVERFLOW;
 	return 0;
 }
@@ -405,9 +407,12 @@ struct mrcore_io_cand {
  * @sges_ops: the backend of candidate @sges, for the one-WR shortcut.
  * @sges_uses: per direction (index: a READ), the counter of its uses in
  *	the pool's device counters, which the shortcut increments as
- *	mrcore_count_use() would.
+ *	mrcore_count_use() would; %NULL where @one_wr is 0, which is the
+ *	shortcut's test.
  * @sges_last: per direction, the device's last choice of the class.
  * @sges_now: the value mrcore_count_use() stores there for the shortcut.
+ * @sges_lkey: the local DMA lkey of the pool's PD, the shortcut's SGE's.
+ * @sges_op: per direction, the shortcut's RDMA opcode.
  * @cand: the candidates, newest registered first.
  *
  * A set is immutable once published.  The modules of its backends are
@@ -426,6 +431,8 @@ struct mrcore_io_set {
 	u64 __percpu *sges_uses[2];
 	u32 *sges_last[2];
 	u32 sges_now;
+	u32 sges_lkey;
+	enum ib_wr_opcode sges_op[2];
 	struct mrcore_io_cand cand[MRCORE_IO_CANDS];
 };
 
@@ -613,6 +620,26 @@ static inline int mrcore_dma_map_faulty(struct ib_device *dev,
 
 DECLARE_PER_CPU(long, mrcore_dma_live);
 
+/*
+ * The mapping of mrcore_dma_map() before it is counted: what the device
+ * returned, <= 0 on failure.  For a caller that tests the count for its own
+ * common case first and then calls mrcore_dma_count_live() on success.
+ */
+static inline int __mrcore_dma_map(struct ib_device *dev,
+				   struct scatterlist *sg, u32 nents,
+				   enum dma_data_direction dir)
+{
+	return unlikely(mrcore_fault_armed()) ?
+		mrcore_dma_map_faulty(dev, sg, nents, dir) :
+		ib_dma_map_sg(dev, sg, nents, dir);
+}
+
+/* A mapping of __mrcore_dma_map() that succeeded, for the leak count. */
+static inline void mrcore_dma_count_live(void)
+{
+	this_cpu_inc(mrcore_dma_live);
+}
+
 /**
  * mrcore_dma_map() - DMA-map a scatterlist for the core
  * @dev: the device.
@@ -620,14 +647,15 @@ DECLARE_PER_CPU(long, mrcore_dma_live);
  * @nents: its entries.
  * @dir: the direction.
  *
- * Every DMA mapping of the core goes through here and is released with
- * mrcore_dma_unmap(), so that rdma_mrcore_dma_maps_live() shows one left
- * behind.  The fault point ``dma_map`` fails it.  Its caller counts it in
- * its device's counters (``dma_maps``, ``dma_unmaps``, ``err_dma_map``):
- * the map API when it maps; an I/O by its backend's count
- * (mrcore_count_use()), which ``dma_maps`` sums, so that a built I/O costs
- * one counter at init, and an init that fails after mapping with
- * mrcore_io_dma_unbuilt().  Inline: it is on every I/O's path.
+ * Every DMA mapping of the core goes through here (or __mrcore_dma_map()
+ * and mrcore_dma_count_live()) and is released with mrcore_dma_unmap(), so
+ * that rdma_mrcore_dma_maps_live() shows one left behind.  The fault point
+ * ``dma_map`` fails it.  Its caller counts it in its device's counters
+ * (``dma_maps``, ``dma_unmaps``, ``err_dma_map``): the map API when it
+ * maps; an I/O by its backend's count (mrcore_count_use()), which
+ * ``dma_maps`` sums, so that a built I/O costs one counter at init, and an
+ * init that fails after mapping with mrcore_io_dma_unbuilt().  Inline: it
+ * is on every I/O's path.
  *
  * Context: As ib_dma_map_sg().
  * Return: the number of DMA entries, or 0 if the mapping failed.
@@ -635,13 +663,11 @@ DECLARE_PER_CPU(long, mrcore_dma_live);
 static inline int mrcore_dma_map(struct ib_device *dev, struct scatterlist *sg,
 				 u32 nents, enum dma_data_direction dir)
 {
-	int n = unlikely(mrcore_fault_armed()) ?
-		mrcore_dma_map_faulty(dev, sg, nents, dir) :
-		ib_dma_map_sg(dev, sg, nents, dir);
+	int n = __mrcore_dma_map(dev, sg, nents, dir);
 
 	if (unlikely(n <= 0))
 		return 0;
-	this_cpu_inc(mrcore_dma_live);
+	mrcore_dma_count_live();
 	return n;
 }
 

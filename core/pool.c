@@ -317,6 +317,17 @@ static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
 		set->one_wr[1] = min(beat, max(qp->max_read_sge, 1u));
 }
 
+/*
+ * What an I/O gets when no set could be resolved: no candidate, so the I/O
+ * fails with -EOPNOTSUPP as when no backend serves the device, and the I/O
+ * path needs no test for a missing set.
+ */
+static const struct mrcore_io_set mrcore_io_set_none = {
+	.forced = -1,
+	.sges = -1,
+	.only = { -1, -1 },
+};
+
 /**
  * mrcore_pool_resolve() - resolve the backends that move a pool's I/O
  * @pool: the pool.
@@ -326,8 +337,8 @@ static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
  * follow; sets already handed out stay valid until the pool is destroyed.
  *
  * Context: Process context; may sleep.
- * Return: the set; on allocation failure the last one, or %NULL if there
- * is none, which fails the I/O with -EOPNOTSUPP.
+ * Return: the set; on allocation failure the last one, or, if there is
+ * none, an empty set that fails the I/O with -EOPNOTSUPP.  Never %NULL.
  */
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 {
@@ -368,17 +379,24 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 		if (c->kind == MRCORE_IO_CUSTOM)
 			custom = true;
 	}
+	mrcore_pool_one_wr(pool, set, custom);
 	if (set->sges >= 0) {
 		u32 slot = set->cand[set->sges].slot;
+		u64 __percpu *uses = &pool->stats->by_backend[slot][0];
 
 		set->sges_ops = set->cand[set->sges].ops;
-		set->sges_uses[0] = &pool->stats->by_backend[slot][MRCORE_CLASS_WRITE];
-		set->sges_uses[1] = &pool->stats->by_backend[slot][MRCORE_CLASS_READ];
+		/* The shortcut's counter is its flag too: NULL, no shortcut. */
+		if (set->one_wr[0])
+			set->sges_uses[0] = &uses[MRCORE_CLASS_WRITE];
+		if (set->one_wr[1])
+			set->sges_uses[1] = &uses[MRCORE_CLASS_READ];
 		set->sges_last[0] = &pool->last[MRCORE_CLASS_WRITE];
 		set->sges_last[1] = &pool->last[MRCORE_CLASS_READ];
 		set->sges_now = mrcore_use_last(slot, MRCORE_WHY_CHEAPEST);
+		set->sges_lkey = pool->info.pd->local_dma_lkey;
+		set->sges_op[0] = IB_WR_RDMA_WRITE;
+		set->sges_op[1] = IB_WR_RDMA_READ;
 	}
-	mrcore_pool_one_wr(pool, set, custom);
 	mrcore_pool_only(pool, set, custom);
 
 	list_add_tail(&set->entry, &pool->io_sets);
@@ -391,7 +409,7 @@ unlock:
 	 * after the unlock another thread resolving for a newer generation
 	 * may store a new set while this one reads.
 	 */
-	cur = pool->io;
+	cur = pool->io ?: &mrcore_io_set_none;
 	mutex_unlock(&pool->resolve_lock);
 	return cur;
 }

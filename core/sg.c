@@ -154,7 +154,8 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 		goto any;
 	length = n - offset;
 	acc = start | (length - PAGE_SIZE);
-	for (i = 1; i < dma_nents; i++) {
+	/* Counted down: one instruction less per entry than counting up. */
+	for (i = dma_nents - 1; i > 0; i--) {
 		s = sg_next(s);
 		n = sg_dma_len(s);
 		acc |= sg_dma_address(s) | ((u64)n - PAGE_SIZE);

@@ -96,6 +96,8 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define noinline	__attribute__((noinline))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+/* Fails to compile when @cond holds, as the kernel's. */
+#define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 #define is_power_of_2(n)	((n) != 0 && (((n) & ((n) - 1)) == 0))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
