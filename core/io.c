@@ -178,12 +178,41 @@ static inline int mrcore_io_check_length(const struct rdma_io_ctx *ctx)
 }
 
 /*
+ * The checks of mrcore_sg_entry() on each entry of an I/O, in order: the
+ * error of the first that fails, or 0.  For a builder whose folded checks
+ * failed, which may only mean high addresses.
+ */
+static noinline int mrcore_io_check_entries(const struct rdma_io_ctx *ctx)
+{
+	struct scatterlist *s;
+	u32 skip = ctx->sg_offset;
+	u64 start;
+	u32 len;
+	int i, ret;
+
+	for_each_sg(ctx->sg, s, ctx->dma_nents, i) {
+		ret = mrcore_sg_entry(s, skip, &start, &len);
+		if (ret)
+			return ret;
+		skip = 0;
+	}
+	return 0;
+}
+
+/*
  * sges: the I/O as READ or WRITE WRs on the PD's local DMA lkey, at most
  * @per_wr SGEs each.  An iWARP READ never comes here: its sink must be a
  * registered MR (the responder places the data through the sink's STag),
  * and the PD's DMA lkey would name all of memory on the wire.  When the
  * choice needed no summary this is the one pass over the list, so it checks
  * what mrcore_sg_summarize() checks, with the same errors.
+ *
+ * The loop copies whole entries and folds their checks into one word, as
+ * mrcore_sg_summarize() does: each start, and each length less one (all
+ * ones for an empty entry).  The offset, which mrcore_io_init_planned()
+ * keeps inside the first entry, is applied after it, to the first SGE and
+ * WR; the peer's addresses run from @ctx->remote_addr less that offset, so
+ * that every later WR's is right.
  */
 static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 				       bool read)
@@ -192,11 +221,12 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	u32 left = ctx->dma_nents;
 	u32 nr_wrs = per_wr == left ? 1 : DIV_ROUND_UP(left, per_wr);
 	enum ib_wr_opcode op = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
-	struct scatterlist *s = ctx->sg;
-	u64 remote = ctx->remote_addr;
 	u32 skip = ctx->sg_offset;
+	u64 remote = ctx->remote_addr - skip;
+	struct scatterlist *s = ctx->sg;
 	struct ib_rdma_wr *wr;
 	struct ib_sge *sge;
+	u64 acc;
 	u32 w, j;
 	int ret;
 
@@ -204,6 +234,8 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	if (ret)
 		return ret;
 
+	/* mrcore_io_init_planned() left @skip inside the first entry. */
+	acc = 0;
 	sge = ctx->sges;
 	wr = ctx->wrs;
 	for (w = 0; w < nr_wrs; w++, wr++) {
@@ -220,20 +252,29 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 			.rkey = ctx->rkey,
 		};
 		for (j = 0; j < n; j++, sge++, s = sg_next(s)) {
-			u64 addr;
-			u32 len;
+			u64 addr = sg_dma_address(s);
+			u32 len = sg_dma_len(s);
 
-			ret = mrcore_sg_entry(s, skip, &addr, &len);
-			if (ret)
-				goto free_wrs;
+			acc |= addr | ((u64)len - 1);
 			sge->addr = addr;
 			sge->length = len;
 			sge->lkey = lkey;
 			remote += len;
-			skip = 0;
 		}
 		left -= n;
 	}
+	/*
+	 * No entry is empty, and none wraps or ends in the last page, while
+	 * every start stays below the top U32_MAX bytes and a page.
+	 */
+	if (unlikely(acc > U64_MAX - PAGE_SIZE - U32_MAX)) {
+		ret = mrcore_io_check_entries(ctx);
+		if (ret)
+			goto free_wrs;
+	}
+	ctx->wrs[0].remote_addr += skip;
+	ctx->sges[0].addr += skip;
+	ctx->sges[0].length -= skip;
 	ctx->length = remote - ctx->remote_addr;
 	ret = mrcore_io_check_length(ctx);
 	if (unlikely(ret))

@@ -412,6 +412,26 @@ static int bc31(struct mrcore_bad_env *e)
 	return bad_io(e, bad_sg(e, 2, 1, 0, 0), 2, 0, DMA_FROM_DEVICE, NULL);
 }
 
+/* Full pages around an empty one: the builders check every entry. */
+static int bc31_empty_between(struct mrcore_bad_env *e,
+			      enum dma_data_direction dir)
+{
+	struct scatterlist *sg = bad_sg(e, 3, 1, 0, 4096);
+
+	sg[1].length = 0;
+	return bad_io(e, sg, 3, 0, dir, NULL);
+}
+
+static int bc31a(struct mrcore_bad_env *e)
+{
+	return bc31_empty_between(e, DMA_TO_DEVICE);
+}
+
+static int bc31b(struct mrcore_bad_env *e)
+{
+	return bc31_empty_between(e, DMA_FROM_DEVICE);
+}
+
 static int bc32(struct mrcore_bad_env *e)
 {
 	return bad_io(e, bad_page(e), 1, 0, DMA_TO_DEVICE, "no-such");
@@ -544,6 +564,10 @@ static const struct mrcore_bad_case mrcore_bad_cases[] = {
 	{ "io_ctx_init_bvec: over an empty bio_vec", bc30f, -EINVAL },
 	{ "io_ctx_init_bvec: at the end of its bio_vec", bc30g, -EINVAL },
 	{ "io_ctx_init: empty entries", bc31, -EINVAL },
+	{ "io_ctx_init: an empty entry between full pages, WRITE", bc31a,
+	  -EINVAL },
+	{ "io_ctx_init: an empty entry between full pages, READ", bc31b,
+	  -EINVAL },
 	{ "io_ctx_init: forced backend that does not exist", bc32, -EOPNOTSUPP },
 	{ "io_ctx_init: forced backend of another transport", bc33, -EOPNOTSUPP },
 	{ "pool_force_backend: name too long", bc34, -EINVAL },
