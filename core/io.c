@@ -178,25 +178,17 @@ static inline int mrcore_io_check_length(const struct rdma_io_ctx *ctx)
 }
 
 /*
- * The checks of mrcore_sg_entry() on each entry of an I/O, in order: the
- * error of the first that fails, or 0.  For a builder whose folded checks
- * failed, which may only mean high addresses.
+ * The checks of mrcore_sg_summarize() on an I/O's list, for a builder whose
+ * folded checks failed, which may only mean high addresses: the error of
+ * the first entry that fails, or 0.  Out of line, so that the summary's
+ * storage is not on the builder's stack.
  */
 static noinline int mrcore_io_check_entries(const struct rdma_io_ctx *ctx)
 {
-	struct scatterlist *s;
-	u32 skip = ctx->sg_offset;
-	u64 start;
-	u32 len;
-	int i, ret;
+	struct mrcore_sg_summary sum;
 
-	for_each_sg(ctx->sg, s, ctx->dma_nents, i) {
-		ret = mrcore_sg_entry(s, skip, &start, &len);
-		if (ret)
-			return ret;
-		skip = 0;
-	}
-	return 0;
+	return mrcore_sg_summarize(ctx->sg, ctx->sg_offset, ctx->dma_nents, 0,
+				   &sum);
 }
 
 /*
