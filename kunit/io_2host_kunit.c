@@ -42,6 +42,8 @@ static void io_2host_moves_data(struct kunit *test)
 
 	link = peer_link(test, test->priv);
 	l = io_local_create(test, d);
+	if (p->chained)
+		io_local_chain(test, l);
 	/* The peer's 4 MiB, the I/O's bytes holding its pattern for a READ. */
 	peer_expose(test, link, p->read ? l->len : 0, 0, 0,
 		    MRCORE_PEER_F_CONTIG,

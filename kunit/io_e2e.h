@@ -92,6 +92,7 @@ struct io_owner *io_owner_create(struct kunit *test,
 				 struct mrcore_e2e_pair *pair);
 struct io_local *io_local_create(struct kunit *test,
 				 const struct mrcore_shape_desc *d);
+void io_local_chain(struct kunit *test, struct io_local *l);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
 void io_fixture_create(struct kunit *test, struct io_fixture *f,

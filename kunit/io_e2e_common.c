@@ -8,6 +8,7 @@
 
 #include "e2e_suite.h"
 #include "io_e2e.h"
+#include "sg_chain.h"
 
 /* A local invalidation on a working QP takes milliseconds. */
 #define IO_OWNER_INV_MS		3000
@@ -116,6 +117,21 @@ struct io_local *io_local_create(struct kunit *test,
 	l->sg = l->buf.sg;
 	l->nents = l->buf.nents;
 	return l;
+}
+
+/*
+ * @l's entries as a chained list (kunit/sg_chain.h), for the I/Os from now
+ * on; its memory and its flat list stay as they are.
+ */
+void io_local_chain(struct kunit *test, struct io_local *l)
+{
+	struct scatterlist *ch;
+
+	ch = kunit_kcalloc(test, mrcore_shape_chain_slots(l->nents),
+			   sizeof(*ch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	mrcore_sg_copy_chained(ch, l->sg, l->nents);
+	l->sg = ch;
 }
 
 static void io_pool_release(void *pool)

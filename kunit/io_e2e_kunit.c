@@ -89,6 +89,8 @@ static void io_moves_data(struct kunit *test)
 	io_fixture_create(test, &f, &mrcore_shapes[p->shape], 1,
 			  MRCORE_E2E_IO_PAGES, p->force);
 	l = f.l;
+	if (p->chained)
+		io_local_chain(test, l);
 
 	/* The source holds its pattern, the sink is poisoned. */
 	io_fill(&f, p->read, moved);

@@ -20,12 +20,15 @@
  * @read: READ into it, else WRITE from it.
  * @force: backend forced on the pool, or NULL for the cost model's pick.
  * @bvec: the local memory given as bio_vecs (one per entry).
+ * @chained: the local memory's scatterlist chained, in arrays of
+ *	%MRCORE_SHAPE_CHAIN_ENTS entries (cases/shapes.h).
  */
 struct io_param {
 	enum mrcore_shape shape;
 	bool read;
 	const char *force;
 	bool bvec;
+	bool chained;
 };
 
 /* rxe: every shape as the cost model picks, and frwr and multiread forced. */
@@ -51,6 +54,10 @@ static const struct io_param io_params_rxe[] __maybe_unused = {
 	{ SHAPE_1_PAGE, true, NULL, true }, { SHAPE_UNALIGNED, false, NULL, true },
 	{ SHAPE_33_PAGES, true, NULL, true }, { SHAPE_1M_CONTIG, false, NULL, true },
 	{ SHAPE_8_PAGES, true, "frwr", true }, { SHAPE_257_PAGES, false, "frwr", true },
+	{ SHAPE_33_PAGES, true, NULL, false, true },
+	{ SHAPE_257_PAGES, false, NULL, false, true },
+	{ SHAPE_257_PAGES, true, "frwr", false, true },
+	{ SHAPE_33_PAGES, false, "frwr", false, true },
 };
 
 /*
@@ -77,14 +84,18 @@ static const struct io_param io_params_siw[] __maybe_unused = {
 	{ SHAPE_1_BYTE, true, NULL, true }, { SHAPE_8_PAGES, false, NULL, true },
 	{ SHAPE_257_PAGES, true, NULL, true }, { SHAPE_1M_CONTIG, true, NULL, true },
 	{ SHAPE_32_PAGES, false, NULL, true },
+	{ SHAPE_256_PAGES, true, NULL, false, true },
+	{ SHAPE_257_PAGES, true, NULL, false, true },
+	{ SHAPE_257_PAGES, false, NULL, false, true },
+	{ SHAPE_33_PAGES, false, "multiread", false, true },
 };
 
 static inline void io_param_desc(const struct io_param *p, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s%s%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s%s%s%s%s",
 		 p->read ? "read" : "write", mrcore_shapes[p->shape].name,
 		 p->force ? "_forced_" : "", p->force ? p->force : "",
-		 p->bvec ? "_bvec" : "");
+		 p->bvec ? "_bvec" : "", p->chained ? "_chained" : "");
 }
 
 #endif /* _MRCORE_IO_PARAMS_H */

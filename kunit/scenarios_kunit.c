@@ -11,16 +11,18 @@
 #include <linux/slab.h>
 
 #include "fake_dev.h"
+#include "sg_chain.h"
 #include "cases/scenarios.h"
 
 static void scenario_desc(const struct mrcore_scenario *row, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s_%s_%s%s%s%s%s%s",
 		 mrcore_profiles[row->profile].name,
 		 row->read ? "read" : "write",
 		 mrcore_shapes[row->shape].name, row->force ? "_forced_" : "",
 		 row->force ? row->force : "", row->backend ? "" : "_refused",
-		 row->bvec ? "_bvec" : row->skip ? "_skip" : "");
+		 row->bvec ? "_bvec" : row->skip ? "_skip" : "",
+		 row->chained ? "_chained" : "");
 }
 
 KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
@@ -105,15 +107,16 @@ static int scenario_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 }
 
 /*
- * The shape's entries over @arena, each its own @d->stride pages apart;
- * for a bvec row (@bv not NULL) the same memory as one bio_vec per entry
- * in *@bv.
+ * The shape's entries over @arena, each its own @d->stride pages apart,
+ * chained for a @chained row; for a bvec row (@bv not NULL) the same
+ * memory as one bio_vec per entry in *@bv.
  */
 static struct scatterlist *scenario_memory(struct kunit *test,
 					   const struct mrcore_shape_desc *d,
-					   u8 *arena, struct bio_vec **bv)
+					   u8 *arena, bool chained,
+					   struct bio_vec **bv)
 {
-	struct scatterlist *sgl;
+	struct scatterlist *sgl, *ch;
 	u32 i;
 
 	sgl = kunit_kcalloc(test, d->nents, sizeof(*sgl), GFP_KERNEL);
@@ -122,6 +125,13 @@ static struct scatterlist *scenario_memory(struct kunit *test,
 	for (i = 0; i < d->nents; i++)
 		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
 			   (i ? 0 : d->offset), d->length);
+	if (chained) {
+		ch = kunit_kcalloc(test, mrcore_shape_chain_slots(d->nents),
+				   sizeof(*ch), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, ch);
+		mrcore_sg_copy_chained(ch, sgl, d->nents);
+		return ch;
+	}
 	if (!bv)
 		return sgl;
 	*bv = kunit_kcalloc(test, d->nents, sizeof(**bv), GFP_KERNEL);
@@ -159,7 +169,8 @@ static void scenario_test(struct kunit *test)
 	if (row->force)
 		KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, row->force));
 
-	sgl = scenario_memory(test, d, arena, row->bvec ? &bv : NULL);
+	sgl = scenario_memory(test, d, arena, row->chained,
+			      row->bvec ? &bv : NULL);
 
 	if (!row->backend) {
 		wrs = scenario_init(&ctx, pool, row, sgl, bv);

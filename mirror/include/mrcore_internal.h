@@ -353,11 +353,16 @@ ssize_t simple_read_from_buffer(void __user *to, size_t count, loff_t *ppos,
 const struct file_operations *mirror_debugfs_fops(const char *name);
 void *mirror_debugfs_data(const char *name);
 
-/* Scatterlists: a flat array whose last entry is marked. */
+/*
+ * Scatterlists: arrays whose last entry is marked, as the kernel's.  An
+ * entry marked @chain holds no data: it links to the next array, at @buf
+ * (the kernel keeps both marks and the link in page_link).
+ */
 struct scatterlist {
 	void *buf;
 	unsigned int length;
 	bool end;
+	bool chain;
 	dma_addr_t dma_address;
 	unsigned int dma_length;
 };
@@ -409,10 +414,30 @@ struct bvec_iter {
 
 #define sg_dma_address(sg)	((sg)->dma_address)
 #define sg_dma_len(sg)		((sg)->dma_length)
-static inline struct scatterlist *sg_next(struct scatterlist *sg)
+static inline bool sg_is_last(const struct scatterlist *sg)
 {
-	return sg->end ? NULL : sg + 1;
+	return sg->end;
 }
+static inline bool sg_is_chain(const struct scatterlist *sg)
+{
+	return sg->chain;
+}
+static inline struct scatterlist *sg_chain_ptr(const struct scatterlist *sg)
+{
+	return (struct scatterlist *)sg->buf;
+}
+/* Entry @prv_nents - 1 of @prv becomes the link to @sgl. */
+static inline void sg_chain(struct scatterlist *prv, unsigned int prv_nents,
+			    struct scatterlist *sgl)
+{
+	struct scatterlist *link = &prv[prv_nents - 1];
+
+	memset(link, 0, sizeof(*link));
+	link->buf = sgl;
+	link->chain = true;
+}
+/* Out of line, as lib/scatterlist.c has it (sim/shims/dma.cpp). */
+struct scatterlist *sg_next(struct scatterlist *sg);
 #define for_each_sg(sglist, sg, nr, i) \
 	for ((i) = 0, (sg) = (sglist); (i) < (nr); (i)++, (sg) = sg_next(sg))
 

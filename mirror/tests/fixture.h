@@ -18,6 +18,8 @@
 #include "hca.h"
 #include "pattern.h"
 
+#include "cases/shapes.h"
+
 namespace mirror {
 
 // Page-aligned memory filled with position-unique bytes (pattern.h): data
@@ -121,11 +123,38 @@ public:
 		add(b.at(page * PAGE_SIZE + off), len);
 	}
 	scatterlist *get() { return v_.empty() ? nullptr : v_.data(); }
+	// The same entries as a chained list in one array, in arrays of
+	// MRCORE_SHAPE_CHAIN_ENTS slots (tests/cases/shapes.h): the last slot
+	// of each but the final one links to the next slot, the next array,
+	// as sg_chain() makes it.  Valid until the next add().
+	scatterlist *chained()
+	{
+		chained_.clear();
+		for (size_t i = 0; i < v_.size(); i++) {
+			if (mrcore_shape_chain_link(u32(chained_.size()),
+						    u32(v_.size() - i))) {
+				scatterlist link{};
+
+				link.chain = true;
+				chained_.push_back(link);
+			}
+			chained_.push_back(v_[i]);
+			chained_.back().end = i + 1 == v_.size();
+		}
+		// The links' targets, now that the array no longer moves.
+		for (size_t j = 0; j < chained_.size(); j++)
+			if (chained_[j].chain)
+				chained_[j].buf = &chained_[j + 1];
+		return chained_.empty() ? nullptr : chained_.data();
+	}
 	unsigned int n() const { return static_cast<unsigned int>(v_.size()); }
 	std::span<const scatterlist> entries() const { return v_; }
+	// Links in the last chained() list.
+	size_t links() const { return chained_.size() - v_.size(); }
 
 private:
 	std::vector<scatterlist> v_;
+	std::vector<scatterlist> chained_;
 };
 
 // ---- data checks --------------------------------------------------------------

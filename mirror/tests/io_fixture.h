@@ -95,15 +95,19 @@ protected:
 	// rdma_io_ctx_init() over @sg, or rdma_io_ctx_init_bvec() over its
 	// bio_vecs (@bvecs keeps them for the I/O's life) with an iterator
 	// over all of them; to be destroyed with Destroy(@bvec).
+	// @chained: over @sg's chained list instead.
 	int InitIo(rdma_io_ctx *ctx, Sg &sg, bool read, bool bvec,
-		   std::vector<bio_vec> *bvecs, u32 skip = 0)
+		   std::vector<bio_vec> *bvecs, u32 skip = 0,
+		   bool chained = false)
 	{
 		dma_data_direction dir = read ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 		u64 len = 0;
 
 		if (!bvec)
-			return rdma_io_ctx_init(ctx, pool_, sg.get(), sg.n(), skip,
-						remote_.addr(0), rkey(), dir);
+			return rdma_io_ctx_init(ctx, pool_,
+						chained ? sg.chained() : sg.get(),
+						sg.n(), skip, remote_.addr(0),
+						rkey(), dir);
 		*bvecs = Bvecs(sg);
 		for (const bio_vec &b : *bvecs)
 			len += b.bv_len;

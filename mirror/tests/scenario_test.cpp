@@ -40,7 +40,8 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 		Prepare(row.read, 1);
 		rdma_io_ctx ctx;
 		std::vector<bio_vec> bv;
-		EXPECT_EQ(InitIo(&ctx, sg, row.read, row.bvec, &bv, row.skip),
+		EXPECT_EQ(InitIo(&ctx, sg, row.read, row.bvec, &bv, row.skip,
+				 row.chained),
 			  -EOPNOTSUPP);
 		EXPECT_TRUE(Untouched(arena_));
 		EXPECT_TRUE(Untouched(remote_));
@@ -57,8 +58,12 @@ TEST_P(ScenarioTest, PlansBuildsAndMovesTheData)
 
 		rdma_io_ctx ctx;
 		std::vector<bio_vec> bv;
-		int wrs = InitIo(&ctx, sg, row.read, row.bvec, &bv, row.skip);
+		int wrs = InitIo(&ctx, sg, row.read, row.bvec, &bv, row.skip,
+				 row.chained);
 		ASSERT_GT(wrs, 0);
+		if (row.chained) {
+			ASSERT_GT(sg.links(), 0u) << "the list has no link";
+		}
 		EXPECT_STREQ(rdma_io_ctx_backend(&ctx), row.backend);
 		EXPECT_EQ(ctx.nr_mrs, row.mrs);
 		EXPECT_EQ(ctx.length, len - row.skip);
@@ -97,6 +102,8 @@ std::string ScenarioName(const ::testing::TestParamInfo<mrcore_scenario> &info)
 		s += "_bvec";
 	if (r.skip)
 		s += "_skip";
+	if (r.chained)
+		s += "_chained";
 	return s;
 }
 

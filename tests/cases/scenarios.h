@@ -44,6 +44,8 @@
  *	bio_vec per entry of @shape), else as a scatterlist.
  * @skip: bytes of the list the I/O skips (its @sg_offset), past the first
  *	entry too: whole entries are skipped, as rdma_rw does.
+ * @chained: the scatterlist is chained, in arrays of
+ *	%MRCORE_SHAPE_CHAIN_ENTS entries (shapes.h).
  */
 struct mrcore_scenario {
 	enum mrcore_profile profile;
@@ -55,6 +57,7 @@ struct mrcore_scenario {
 	unsigned int mrs;
 	bool bvec;
 	unsigned int skip;
+	bool chained;
 };
 
 #define RO MRCORE_PROFILE_ROCE
@@ -64,6 +67,7 @@ struct mrcore_scenario {
 #define RD true
 #define WR false
 #define BV true
+#define CH true
 
 static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* roce: short lists and contiguous memory need no MR */
@@ -225,6 +229,22 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* MRs from inside a later entry: its last byte and 5 pages */
 	{ RO, SHAPE_8_PAGES, RD, "frwr", "frwr", 2, 1, false, 2 * 4096 + 4095 },
 	{ RO, SHAPE_33_PAGES, WR, "frwr", "frwr", 2, 1, false, 5 * 4096 + 7 },
+
+	/*
+	 * Chained lists, as sg_alloc_table() builds long ones: the same plans
+	 * as the flat list, through SGEs, sink MRs, source MRs and page
+	 * lists, and across WRs and MRs.
+	 */
+	{ RO, SHAPE_33_PAGES, RD, NULL, "multiread", 2, 0, false, 0, CH },
+	{ RO, SHAPE_257_PAGES, WR, NULL, "multiread", 9, 0, false, 0, CH },
+	{ RO, SHAPE_33_PAGES, WR, "frwr", "frwr", 2, 1, false, 5 * 4096 + 7, CH },
+	{ IW, SHAPE_256_PAGES, RD, NULL, "iwarp", 2, 1, false, 0, CH },
+	{ IW, SHAPE_257_PAGES, RD, NULL, "iwarp", 4, 2, false, 0, CH },
+	{ IW, SHAPE_257_PAGES, WR, NULL, "frwr", 4, 2, false, 0, CH },
+	{ SI, SHAPE_33_PAGES, RD, NULL, "iwarp", 2, 1, false, 4096, CH },
+	{ SI, SHAPE_256_PAGES, WR, NULL, "frwr", 3, 1, false, 0, CH },
+	{ SI, SHAPE_257_PAGES, WR, NULL, "multiread", 2, 0, false, 250 * 4096, CH },
+	{ FM, SHAPE_257_PAGES, RD, NULL, "fmr", 2, 2, false, 0, CH },
 };
 
 #undef RO
@@ -234,5 +254,6 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 #undef RD
 #undef WR
 #undef BV
+#undef CH
 
 #endif /* _MRCORE_SCENARIOS_H */

@@ -53,6 +53,37 @@ static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] __maybe_unused 
 	[SHAPE_4M_CONTIG] = { "4m_contig", 1, 0, 4u << 20, 1024 },
 };
 
+/*
+ * A chained list's arrays: this many entries each, the last of each but
+ * the final one a link to the next, as sg_alloc_table() and
+ * sg_alloc_table_chained() build lists longer than one array.  Walks of
+ * the list must follow the links; a list of up to this many entries has
+ * none.
+ */
+#define MRCORE_SHAPE_CHAIN_ENTS	8
+
+/*
+ * Whether slot @slot of a chained list is a link, with @left entries still
+ * to place: the last slot of an array, unless one entry is left, which
+ * takes it and ends the list.
+ */
+static inline bool mrcore_shape_chain_link(unsigned int slot, unsigned int left)
+{
+	return slot % MRCORE_SHAPE_CHAIN_ENTS == MRCORE_SHAPE_CHAIN_ENTS - 1 &&
+	       left > 1;
+}
+
+/* Slots, entries and links, of a chained list of @nents entries. */
+static inline unsigned int mrcore_shape_chain_slots(unsigned int nents)
+{
+	unsigned int slot = 0;
+
+	for (; nents; slot++)
+		if (!mrcore_shape_chain_link(slot, nents))
+			nents--;
+	return slot;
+}
+
 /* Pages an arena needs to hold any shape. */
 #define MRCORE_SHAPE_ARENA_PAGES	1024
 

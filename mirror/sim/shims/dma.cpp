@@ -48,6 +48,18 @@ bool sim::page_mapped(u64 page)
 	return !page_tracking || mapped_pages().count(page);
 }
 
+// lib/scatterlist.c's: the entry after @sg, through a chain link; NULL
+// after the last.
+extern "C" struct scatterlist *sg_next(struct scatterlist *sg)
+{
+	if (sg_is_last(sg))
+		return nullptr;
+	sg++;
+	if (sg_is_chain(sg))
+		sg = sg_chain_ptr(sg);
+	return sg;
+}
+
 extern "C" int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sgl,
 			     int nents, enum dma_data_direction dir)
 {
