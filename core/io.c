@@ -243,7 +243,8 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 			.remote_addr = remote,
 			.rkey = ctx->rkey,
 		};
-		for (j = 0; j < n; j++, sge++, s = sg_next(s)) {
+		/* No step past the last entry: it may end the array. */
+		for (j = 0;;) {
 			u64 addr = sg_dma_address(s);
 			u32 len = sg_dma_len(s);
 
@@ -251,9 +252,15 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 			sge->addr = addr;
 			sge->length = len;
 			sge->lkey = lkey;
+			sge++;
 			remote += len;
+			if (++j == n)
+				break;
+			s = mrcore_sg_step(s);
 		}
 		left -= n;
+		if (left)
+			s = mrcore_sg_step(s);
 	}
 	/*
 	 * No entry is empty, and none wraps or ends in the last page, while

@@ -44,6 +44,26 @@ struct mrcore_sg_summary {
 };
 
 /**
+ * mrcore_sg_step() - the DMA entry after one that is not the last walked
+ * @s: the entry; the caller counts its DMA entries and knows more follow.
+ *
+ * What sg_next() returns then, through a chain link.  sg_next() is out of
+ * line (lib/scatterlist.c) and tests for the end of the list, which a walk
+ * that counts its entries has no use for: the walks every I/O pays for
+ * step inline.
+ *
+ * Context: Any context.
+ * Return: the next entry.
+ */
+static inline struct scatterlist *mrcore_sg_step(struct scatterlist *s)
+{
+	s++;
+	if (unlikely(sg_is_chain(s)))
+		s = sg_chain_ptr(s);
+	return s;
+}
+
+/**
  * mrcore_sg_entry() - the bytes of one DMA entry, checked
  * @s: the entry.
  * @skip: bytes of it to skip (the I/O's offset, on the first entry).

@@ -156,7 +156,7 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 	acc = start | (length - PAGE_SIZE);
 	/* Counted down: one instruction less per entry than counting up. */
 	for (i = dma_nents - 1; i > 0; i--) {
-		s = sg_next(s);
+		s = mrcore_sg_step(s);
 		n = sg_dma_len(s);
 		acc |= sg_dma_address(s) | ((u64)n - PAGE_SIZE);
 		length += n;
@@ -263,7 +263,7 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 		it->left--;
 		it->offset = 0;
 		if (it->left)
-			it->sg = sg_next(it->sg);
+			it->sg = mrcore_sg_step(it->sg);
 	}
 	return true;
 }
