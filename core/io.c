@@ -291,6 +291,17 @@ free_wrs:
 }
 
 /*
+ * The one-entry I/O's tracepoint, out of line, so that its cost is loaded
+ * only while the tracepoint is on: the compiler schedules the arguments
+ * of an inline one before its static branch.
+ */
+static noinline void mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
+{
+	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
+			     rdma_io_cost(&ctx->pool->info.weights, 1, 0, 0, 1));
+}
+
+/*
  * sges, one entry, nothing to price (set->sges_uses): the I/O most ULPs post
  * most often, built from the arguments straight into the context's own
  * storage, and counted as mrcore_io_chosen() would.  The checks are
@@ -300,7 +311,6 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 					      const struct mrcore_io_set *set,
 					      u64 __percpu *uses, u32 read)
 {
-	struct rdma_io_pool *pool = ctx->pool;
 	struct ib_rdma_wr *wr = &ctx->inline_wr;
 	u64 addr;
 	u32 len;
@@ -337,8 +347,8 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 	ctx->backend = set->sges_ops;
 	mrcore_dma_count_live();
 	mrcore_count_use_at(uses, set->sges_last[read], set->sges_now);
-	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
-			     rdma_io_cost(&pool->info.weights, 1, 0, 0, 1));
+	if (trace_mrcore_io_init_enabled())
+		mrcore_io_trace_one(ctx);
 	return 1;
 }
 
@@ -1013,7 +1023,12 @@ mrcore_io_link_signaled(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 				   struct ib_send_wr *chain_wr)
 {
-	if (unlikely(ctx->pool->signal_writes))
+	/*
+	 * Only an I/O's WRITEs send a payload, and one WR with nothing after
+	 * it is signaled by the link anyway.
+	 */
+	if (unlikely(ctx->pool->signal_writes) && ctx->dir == DMA_TO_DEVICE &&
+	    (chain_wr || ctx->nr_wrs != 1))
 		return mrcore_io_link_signaled(ctx, cqe, chain_wr);
 	return mrcore_io_link(ctx, cqe, chain_wr);
 }

@@ -725,6 +725,10 @@ static inline void trace_mrcore_map(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_unmap(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_local(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_remote(const struct rdma_mr *mr) { }
+static inline bool trace_mrcore_io_init_enabled(void)
+{
+	return false;
+}
 static inline void trace_mrcore_io_init(const struct rdma_io_ctx *ctx,
 					const char *why,
 					u32 cost) { }

@@ -203,34 +203,61 @@ TEST_P(SiwTest, WriteSourceKeyIsDeadWhenTheIoIsDestroyedOnSiw)
 // after the I/O completed and the ULP reused the pages: the core signals
 // every RDMA WRITE of an I/O there (core/quirks.c, core/io.c), its
 // completion its own; elsewhere only the last WR is signaled.
+// With a WR chained after the I/O (the reply SEND), a lone WRITE is
+// signaled on siw too; without one, the I/O's completion signals it.
 TEST_P(SiwTest, EveryWriteOfAnIoIsSignaledOnSiwOnly)
 {
+	struct Case {
+		const char *name;
+		unsigned int entries;
+		bool chained_send;
+	};
+	const Case cases[] = {
+		{"33 entries, 6 WRs", 33, false},
+		{"33 entries, 6 WRs, then a SEND", 33, true},
+		{"one entry", 1, false},
+		{"one entry, then a SEND", 1, true},
+	};
+
 	ExposeRemote(66 * PAGE_SIZE);
 	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "multiread"), 0);
-	Sg sg;
-	for (unsigned int i = 0; i < 33; i++)
-		sg.add(arena_, 2 * i, 0, PAGE_SIZE);
-	Prepare(false, 7);
-	rdma_io_ctx ctx;
-	ASSERT_GT(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
-				   remote_.addr(0), rkey(), DMA_TO_DEVICE), 1);
-	ib_cqe cqe{};
-	unsigned int n = 0, signaled = 0;
-	for (const ib_send_wr *wr = rdma_io_ctx_wrs(&ctx, &cqe, nullptr); wr;
-	     wr = wr->next, n++) {
-		bool sig = wr->send_flags & IB_SEND_SIGNALED;
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.name);
+		Sg sg;
+		for (unsigned int i = 0; i < c.entries; i++)
+			sg.add(arena_, 2 * i, 0, PAGE_SIZE);
+		Prepare(false, 7);
+		rdma_io_ctx ctx;
+		ASSERT_GT(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(),
+					   DMA_TO_DEVICE), 0);
+		ib_cqe cqe{};
+		ib_send_wr send{};
+		send.opcode = IB_WR_SEND;
+		send.wr_cqe = &cqe;
+		send.send_flags = IB_SEND_SIGNALED;
+		ib_send_wr *after = c.chained_send ? &send : nullptr;
+		unsigned int n = 0, signaled = 0;
+		for (const ib_send_wr *wr = rdma_io_ctx_wrs(&ctx, &cqe, after);
+		     wr && wr != after; wr = wr->next, n++) {
+			bool sig = wr->send_flags & IB_SEND_SIGNALED;
+			bool last = wr == ctx.last && !after;
 
-		ASSERT_EQ(wr->opcode, IB_WR_RDMA_WRITE);
-		EXPECT_EQ(sig, Siw() || wr == ctx.last) << "WR " << n;
-		EXPECT_EQ(wr->wr_cqe == &cqe, wr == ctx.last) << "WR " << n;
-		signaled += sig;
+			ASSERT_EQ(wr->opcode, IB_WR_RDMA_WRITE);
+			EXPECT_EQ(sig, Siw() || last) << "WR " << n;
+			EXPECT_EQ(wr->wr_cqe == &cqe, last) << "WR " << n;
+			signaled += sig;
+		}
+		EXPECT_EQ(n, ctx.nr_wrs);
+		EXPECT_EQ(signaled, Siw() ? n : !after);
+		if (!after) {
+			// One completion per signaled WR, the I/O's own last.
+			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+			EXPECT_TRUE(Landed(sg, false));
+		}
+		ib_wc ok = Wc(IB_WC_SUCCESS);
+		rdma_io_ctx_destroy(&ctx, &ok);
 	}
-	EXPECT_EQ(signaled, Siw() ? n : 1u);
-	// One completion per signaled WR, the I/O's own last.
-	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-	EXPECT_TRUE(Landed(sg, false));
-	ib_wc ok = Wc(IB_WC_SUCCESS);
-	rdma_io_ctx_destroy(&ctx, &ok);
 }
 
 // A failed I/O's keys are in an unknown state: they die with the device MRs
