@@ -130,21 +130,21 @@ public:
 	scatterlist *chained()
 	{
 		chained_.clear();
+		std::vector<size_t> links;
+
 		for (size_t i = 0; i < v_.size(); i++) {
 			if (mrcore_shape_chain_link(u32(chained_.size()),
 						    u32(v_.size() - i))) {
-				scatterlist link{};
-
-				link.chain = true;
-				chained_.push_back(link);
+				links.push_back(chained_.size());
+				chained_.push_back({});
 			}
 			chained_.push_back(v_[i]);
 			chained_.back().end = i + 1 == v_.size();
 		}
-		// The links' targets, now that the array no longer moves.
-		for (size_t j = 0; j < chained_.size(); j++)
-			if (chained_[j].chain)
-				chained_[j].buf = &chained_[j + 1];
+		// The links, now that the array no longer moves.
+		for (size_t j : links)
+			sg_chain(&chained_[j + 1 - MRCORE_SHAPE_CHAIN_ENTS],
+				 MRCORE_SHAPE_CHAIN_ENTS, &chained_[j + 1]);
 		return chained_.empty() ? nullptr : chained_.data();
 	}
 	unsigned int n() const { return static_cast<unsigned int>(v_.size()); }
