@@ -302,6 +302,25 @@ static noinline void mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
 }
 
 /*
+ * The fields of a READ or WRITE WR of one SGE but its chain link and the
+ * peer's address, one by one: a compound literal would zero the padding,
+ * which is nobody's, with a string store first.
+ */
+static __always_inline void mrcore_io_one_sge_wr(struct ib_rdma_wr *wr,
+						 struct ib_sge *sge,
+						 enum ib_wr_opcode op,
+						 u32 rkey)
+{
+	wr->wr.wr_cqe = NULL;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->wr.opcode = op;
+	wr->wr.send_flags = 0;
+	wr->wr.ex.imm_data = 0;
+	wr->rkey = rkey;
+}
+
+/*
  * sges, one entry, nothing to price (set->sges_uses): the I/O most ULPs post
  * most often, built from the arguments straight into the context's own
  * storage, and counted as mrcore_io_chosen() would.  The checks are
@@ -327,15 +346,9 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 	if (unlikely(wr->remote_addr + len < len))
 		return -EOVERFLOW;
 	ctx->length = len;
-	/* Field by field: the padding is nobody's, and need not be zeroed. */
 	wr->wr.next = NULL;
-	wr->wr.wr_cqe = NULL;
-	wr->wr.sg_list = &ctx->inline_sge;
-	wr->wr.num_sge = 1;
-	wr->wr.opcode = set->sges_op[read];
-	wr->wr.send_flags = 0;
-	wr->wr.ex.imm_data = 0;
-	wr->rkey = ctx->rkey;
+	mrcore_io_one_sge_wr(wr, &ctx->inline_sge, set->sges_op[read],
+			     ctx->rkey);
 	ctx->wrs = wr;
 	ctx->sges = &ctx->inline_sge;
 	ctx->first = &wr->wr;
@@ -410,20 +423,12 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 		for (w = head; w != &wr->wr; w = w->next)
 			wrs++;
 
-		ctx->sges[i] = (struct ib_sge){
-			.addr = mr->iova,
-			.length = c.length,
-			.lkey = mr->key,
-		};
-		*wr = (struct ib_rdma_wr){
-			.wr = {
-				.sg_list = &ctx->sges[i],
-				.num_sge = 1,
-				.opcode = op,
-			},
-			.remote_addr = ctx->remote_addr + done,
-			.rkey = ctx->rkey,
-		};
+		ctx->sges[i].addr = mr->iova;
+		ctx->sges[i].length = c.length;
+		ctx->sges[i].lkey = mr->key;
+		/* The link is set below, by the next WR or the chain's end. */
+		mrcore_io_one_sge_wr(wr, &ctx->sges[i], op, ctx->rkey);
+		wr->remote_addr = ctx->remote_addr + done;
 		if (rwi) {
 			wr->wr.ex.invalidate_rkey = mr->key;
 			mrcore_stat_inc(pool->mdev, MRCORE_STAT_INV_LOCAL);
@@ -841,6 +846,60 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 	return 0;
 }
 
+/* mrcore_io_init_one_mr()'s tracepoint, out of line as mrcore_io_trace_one(). */
+static noinline void mrcore_io_trace_one_mr(const struct rdma_io_ctx *ctx)
+{
+	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
+			     rdma_io_cost(&ctx->pool->info.weights,
+					  ctx->nr_wrs, ctx->nr_mrs,
+					  ctx->npages, 0));
+}
+
+/*
+ * One DMA entry, and a single candidate, which moves it through pool MRs
+ * (set->mr_only): the sink of an iWARP READ.  Nothing to price, and the
+ * entry is its own summary.  The checks, errors and counters are those of
+ * the planned path (mrcore_io_measure(), mrcore_io_plan_build()); the
+ * tracepoint's cost is that of the chain as built.
+ */
+static noinline int mrcore_io_init_one_mr(struct rdma_io_ctx *ctx,
+					  const struct mrcore_io_set *set,
+					  u32 read)
+{
+	const struct mrcore_io_cand *c = &set->cand[set->mr_only[read]];
+	struct rdma_io_pool *pool = ctx->pool;
+	u64 addr;
+	u32 len;
+	int ret;
+
+	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
+	if (unlikely(ret))
+		return ret;
+	ctx->length = len;
+	ret = mrcore_io_check_length(ctx);
+	if (unlikely(ret))
+		return ret;
+	ctx->npages = (PAGE_ALIGN(addr + len) - (addr & PAGE_MASK)) >>
+		      PAGE_SHIFT;
+	ctx->nr_runs = DIV_ROUND_UP(ctx->npages, pool->info.mr_pages);
+	ctx->sg_last = ctx->sg;
+	ctx->sg_last_len = sg_dma_len(ctx->sg);
+	ctx->backend = c->ops;
+	ctx->kind = c->kind;
+	ret = mrcore_io_build_mrs(ctx, c->kind == MRCORE_IO_IWARP_READ);
+	if (unlikely(ret)) {
+		if (ret == -EAGAIN)
+			mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_POOL_DRY);
+		return ret;
+	}
+	mrcore_count_use(pool->stats, pool->last,
+			 read ? MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
+			 c->slot, MRCORE_WHY_CHEAPEST);
+	if (trace_mrcore_io_init_enabled())
+		mrcore_io_trace_one_mr(ctx);
+	return 0;
+}
+
 /* An init that failed after mapping: nothing built, the mapping undone. */
 static noinline int mrcore_io_init_undo(struct rdma_io_ctx *ctx, int ret)
 {
@@ -891,7 +950,10 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 		return -ENOMEM;
 	}
 	mrcore_dma_count_live();
-	ret = mrcore_io_init_planned(ctx, set);
+	if (ctx->dma_nents == 1 && set->mr_only[read] >= 0)
+		ret = mrcore_io_init_one_mr(ctx, set, read);
+	else
+		ret = mrcore_io_init_planned(ctx, set);
 	if (unlikely(ret))
 		return mrcore_io_init_undo(ctx, ret);
 	return ctx->nr_wrs;

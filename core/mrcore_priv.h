@@ -127,8 +127,26 @@ struct mrcore_chunk {
 	u32 last_end;
 };
 
-void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,
-			 u32 offset, int dma_nents);
+/**
+ * mrcore_sg_iter_init() - start walking a DMA-mapped scatterlist
+ * @it: the iterator.
+ * @sg: the scatterlist.
+ * @offset: bytes of the first entry to skip.
+ * @dma_nents: number of DMA entries.
+ *
+ * Inline: every registered I/O starts one, and most cut a single run.
+ *
+ * Context: Any context.
+ */
+static inline void mrcore_sg_iter_init(struct mrcore_sg_iter *it,
+				       struct scatterlist *sg, u32 offset,
+				       int dma_nents)
+{
+	it->sg = sg;
+	it->offset = offset;
+	it->left = dma_nents;
+}
+
 bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 			  struct mrcore_chunk *c);
 
@@ -424,6 +442,9 @@ struct mrcore_io_cand {
  * @only: per direction, the one candidate that can move such an I/O when
  *	no other can (e.g. the sink MRs of an iWARP READ): nothing to price.
  *	-1 if there are several, one is forced, or one is custom.
+ * @mr_only: per direction, @only when that candidate moves the I/O through
+ *	pool MRs (%MRCORE_IO_MRS, %MRCORE_IO_IWARP_READ), else -1: an I/O of
+ *	one DMA entry goes straight to its builder, the entry its own summary.
  * @sges_ops: the backend of candidate @sges, for the one-WR shortcut.
  * @sges_uses: per direction (index: a READ), the counter of its uses in
  *	the pool's device counters, which the shortcut increments as
@@ -447,6 +468,7 @@ struct mrcore_io_set {
 	u32 one_wr[2];
 	bool sges_first[2];
 	int only[2];
+	int mr_only[2];
 	const struct rdma_mr_backend_ops *sges_ops;
 	u64 __percpu *sges_uses[2];
 	u32 *sges_last[2];

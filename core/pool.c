@@ -280,6 +280,7 @@ static void mrcore_pool_only(const struct rdma_io_pool *pool,
 
 	for (read = 0; read < 2; read++) {
 		set->only[read] = -1;
+		set->mr_only[read] = -1;
 		if (set->forced >= 0 || custom)
 			continue;
 		for (i = 0, n = 0; i < set->nr; i++) {
@@ -291,6 +292,9 @@ static void mrcore_pool_only(const struct rdma_io_pool *pool,
 		}
 		if (n != 1)
 			set->only[read] = -1;
+		if (set->only[read] >= 0 && pool->info.mr_pages &&
+		    set->cand[set->only[read]].kind != MRCORE_IO_SGES)
+			set->mr_only[read] = set->only[read];
 	}
 }
 
@@ -326,6 +330,7 @@ static const struct mrcore_io_set mrcore_io_set_none = {
 	.forced = -1,
 	.sges = -1,
 	.only = { -1, -1 },
+	.mr_only = { -1, -1 },
 };
 
 /**

@@ -180,23 +180,6 @@ any:
 }
 
 /**
- * mrcore_sg_iter_init() - start walking a DMA-mapped scatterlist
- * @it: the iterator.
- * @sg: the scatterlist.
- * @offset: bytes of the first entry to skip.
- * @dma_nents: number of DMA entries.
- *
- * Context: Any context.
- */
-void mrcore_sg_iter_init(struct mrcore_sg_iter *it, struct scatterlist *sg,
-			 u32 offset, int dma_nents)
-{
-	it->sg = sg;
-	it->offset = offset;
-	it->left = dma_nents;
-}
-
-/**
  * mrcore_sg_next_chunk() - the next run of bytes one MR can map
  * @it: the iterator, advanced past the run.
  * @max_pages: pages one MR holds.

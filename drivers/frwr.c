@@ -106,12 +106,14 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
 
-	memset(&mr->reg_wr, 0, sizeof(mr->reg_wr));
-	mr->reg_wr.wr.opcode = IB_WR_REG_MR;
+	/* Field by field: the padding is nobody's, and need not be zeroed. */
 	mr->reg_wr.wr.next = *post_wr;
 	mr->reg_wr.wr.wr_cqe = mr->cqe;
-	if (mr->cqe)
-		mr->reg_wr.wr.send_flags = IB_SEND_SIGNALED;
+	mr->reg_wr.wr.sg_list = NULL;
+	mr->reg_wr.wr.num_sge = 0;
+	mr->reg_wr.wr.opcode = IB_WR_REG_MR;
+	mr->reg_wr.wr.send_flags = mr->cqe ? IB_SEND_SIGNALED : 0;
+	mr->reg_wr.wr.ex.imm_data = 0;
 	mr->reg_wr.mr = ibmr;
 	mr->reg_wr.key = ibmr->rkey;
 	mr->reg_wr.access = mr->access;

@@ -530,9 +530,6 @@ TEST_F(IoBehaviourTest, QpSizingHelpers)
 	EXPECT_EQ(rdma_io_max_cqe(dev, 1, 1024, 2), 512u);
 }
 
-} // namespace
-} // namespace mirror
-
 namespace mirror {
 namespace {
 
@@ -650,6 +647,128 @@ TEST_F(IoBehaviourTest, DeviceStateOutlivesRemovalUntilLastPool)
 	EXPECT_EQ(live, 2);
 	// Back, for the module's exit in teardown.
 	ASSERT_EQ(mrcore_devices_init(nullptr), 0);
+}
+
+} // namespace
+} // namespace mirror
+
+// A one-entry iWARP READ goes straight to its sink MR's builder, the entry
+// its own summary (core/io.c: mrcore_io_init_one_mr()).  A forced backend
+// takes the planned path, so each entry runs both ways on the same pool:
+// the same chain, summary, data, errors and counters.
+TEST_F(IoBehaviourTest, IwarpOneEntryReadIsBuiltAsPlanned)
+{
+	SetUpIo(sim::kIwarp, 2, 8);		// two MRs of 256 pages
+	ExposeRemote(260 * PAGE_SIZE);
+	const ib_wc ok = Wc(IB_WC_SUCCESS);
+	struct Entry {
+		u32 offset;		// into the arena
+		u32 length;
+		u32 sg_offset;
+		u64 remote;		// peer address, U64_MAX: its range wraps
+		int ret;
+	};
+	const Entry entries[] = {
+		{0, 1, 0, 0, 2},
+		{PAGE_SIZE - 1, 1, 0, 0, 2},
+		{PAGE_SIZE - 1, 2, 0, 0, 2},		// two pages
+		{100, 3 * PAGE_SIZE, 0, 0, 2},		// four pages
+		{0, 256 * PAGE_SIZE, 0, 0, 2},		// a full MR
+		{1, 256 * PAGE_SIZE, 0, 0, 4},		// 257 pages: two runs
+		{0, 2 * PAGE_SIZE, 5000, 0, 2},		// sg_offset past a page
+		{0, PAGE_SIZE, PAGE_SIZE, 0, -EINVAL},	// sg_offset at the end
+		{0, PAGE_SIZE, 0, U64_MAX, -EOVERFLOW},	// the peer's range wraps
+	};
+	unsigned int seed = 40;
+
+	for (const Entry &e : entries) {
+		struct Built {
+			int ret;
+			std::vector<ib_wr_opcode> chain;
+			u64 length;
+			u32 npages, nr_runs, nr_mrs;
+		} built[2];
+
+		for (int forced = 0; forced < 2; forced++) {
+			SCOPED_TRACE(::testing::Message()
+				     << "entry at " << e.offset << ", "
+				     << e.length << " bytes, sg_offset "
+				     << e.sg_offset
+				     << (forced ? ", forced" : ""));
+			ASSERT_EQ(rdma_io_pool_force_backend(pool_, forced ?
+							     "iwarp" : nullptr), 0);
+			Prepare(true, seed++);
+			Sg sg;
+			sg.add(arena_, 0, e.offset, e.length);
+			long maps = sim::counters().dma_maps_live;
+			u64 remote = e.remote == U64_MAX ? U64_MAX - 100 :
+							   remote_.addr(0);
+			rdma_io_ctx ctx;
+			Built &b = built[forced];
+
+			b.ret = rdma_io_ctx_init(&ctx, pool_, sg.get(), 1,
+						 e.sg_offset, remote, rkey(),
+						 DMA_FROM_DEVICE);
+			ASSERT_EQ(b.ret, e.ret);
+			if (b.ret < 0) {
+				EXPECT_EQ(sim::counters().dma_maps_live, maps);
+				continue;
+			}
+			const ib_send_wr *w = ctx.first;
+			for (u32 n = 0; n < ctx.nr_wrs; n++, w = w->next)
+				b.chain.push_back(w->opcode);
+			EXPECT_EQ(w, nullptr);
+			b.length = ctx.length;
+			b.npages = ctx.npages;
+			b.nr_runs = ctx.nr_runs;
+			b.nr_mrs = ctx.nr_mrs;
+			EXPECT_EQ(ctx.length, e.length - e.sg_offset);
+			EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "iwarp");
+			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+			EXPECT_TRUE(Landed(sg, true, e.sg_offset));
+			rdma_io_ctx_destroy(&ctx, &ok);
+			EXPECT_EQ(sim::counters().dma_maps_live, maps);
+		}
+		EXPECT_EQ(built[0].chain, built[1].chain);
+		EXPECT_EQ(built[0].length, built[1].length);
+		EXPECT_EQ(built[0].npages, built[1].npages);
+		EXPECT_EQ(built[0].nr_runs, built[1].nr_runs);
+		EXPECT_EQ(built[0].nr_mrs, built[1].nr_mrs);
+	}
+
+	// A dry pool: -EAGAIN, counted, nothing held, on both paths.
+	for (int forced = 0; forced < 2; forced++) {
+		SCOPED_TRACE(forced ? "dry pool, forced" : "dry pool");
+		ASSERT_EQ(rdma_io_pool_force_backend(pool_, forced ? "iwarp" :
+							     nullptr), 0);
+		rdma_io_ctx a, b, c;
+		Sg sa, sb, sc;
+		sa.add(arena_, 0, 0, PAGE_SIZE);
+		sb.add(arena_, 2, 0, PAGE_SIZE);
+		sc.add(arena_, 4, 0, PAGE_SIZE);
+		ASSERT_EQ(rdma_io_ctx_init(&a, pool_, sa.get(), 1, 0,
+					   remote_.addr(0), rkey(),
+					   DMA_FROM_DEVICE), 2);
+		ASSERT_EQ(rdma_io_ctx_init(&b, pool_, sb.get(), 1, 0,
+					   remote_.addr(0), rkey(),
+					   DMA_FROM_DEVICE), 2);
+		long maps = sim::counters().dma_maps_live;
+		std::string dry = DeviceFile("local", "counters")["err_pool_dry"];
+		EXPECT_EQ(rdma_io_ctx_init(&c, pool_, sc.get(), 1, 0,
+					   remote_.addr(0), rkey(),
+					   DMA_FROM_DEVICE), -EAGAIN);
+		EXPECT_EQ(sim::counters().dma_maps_live, maps);
+		EXPECT_EQ(std::stoul(DeviceFile("local", "counters")["err_pool_dry"]),
+			  std::stoul(dry) + 1);
+		rdma_io_ctx_destroy(&a, nullptr);
+		rdma_io_ctx_destroy(&b, nullptr);
+	}
+
+	// Every built I/O was counted as the cost model's choice or forced.
+	auto n = DeviceFile("local", "counters");
+	EXPECT_EQ(n["read_iwarp"], "18");
+	auto why = DeviceFile("local", "backends");
+	EXPECT_EQ(why["read"], "iwarp forced");
 }
 
 } // namespace
