@@ -365,30 +365,106 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 	return 1;
 }
 
+/**
+ * struct mrcore_io_mr_chain - an MR I/O's chain, while it is built
+ * @link: where the next WR is linked.
+ * @wrs: WRs chained so far.
+ * @mapped: MRs mapped so far, whose keys rotated.
+ * @access: the access rights of every MR.
+ * @op: the opcode of every READ or WRITE.
+ * @rwi: READ_WITH_INV kills each sink's key.
+ * @inv_after: a LOCAL_INV after each READ or WRITE kills its MR's key.
+ */
+struct mrcore_io_mr_chain {
+	struct ib_send_wr **link;
+	u32 wrs;
+	u32 mapped;
+	int access;
+	enum ib_wr_opcode op;
+	bool rwi;
+	bool inv_after;
+};
+
+/*
+ * Run @i of an MR I/O, @c, @done bytes into it: its MR mapped (behind the
+ * LOCAL_INV of a lazily kept key, on a stale MR), its READ or WRITE, and
+ * the LOCAL_INV after it where one kills the key.
+ */
+static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
+					    struct mrcore_io_mr_chain *ch,
+					    u32 i, const struct mrcore_chunk *c,
+					    u64 done)
+{
+	struct rdma_mr *mr = ctx->mrs[i];
+	struct ib_rdma_wr *wr = &ctx->wrs[i];
+	struct ib_send_wr *head = &wr->wr;
+	struct ib_send_wr *w;
+	int ret;
+
+	ret = mrcore_mr_map_chunk(mr, c, ch->access, &head);
+	if (ret)
+		return ret;
+	ch->mapped++;
+	for (w = head; w != &wr->wr; w = w->next)
+		ch->wrs++;
+
+	ctx->sges[i].addr = mr->iova;
+	ctx->sges[i].length = c->length;
+	ctx->sges[i].lkey = mr->key;
+	/* The link is set by the next WR or the chain's end. */
+	mrcore_io_one_sge_wr(wr, &ctx->sges[i], ch->op, ctx->rkey);
+	wr->remote_addr = ctx->remote_addr + done;
+	if (ch->rwi) {
+		wr->wr.ex.invalidate_rkey = mr->key;
+		mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_INV_LOCAL);
+	}
+	ch->wrs++;
+	*ch->link = head;
+	ch->link = &wr->wr.next;
+	ctx->last = &wr->wr;
+	if (ch->inv_after) {
+		struct ib_send_wr *inv = NULL;
+
+		ret = rdma_invalidate_mr(mr, &inv);
+		/* A synchronous kill would beat the RDMA WR to it. */
+		if (!ret && !inv)
+			ret = -EOPNOTSUPP;
+		if (ret)
+			return ret;
+		*ch->link = inv;
+		ch->link = &inv->next;
+		ctx->last = inv;
+		ch->wrs++;
+	}
+	return 0;
+}
+
 /*
  * mrs, iwarp read: cut the I/O into the runs the summary counted, take that
- * many pool MRs (all or none), and chain for each run its registration (led
- * by the LOCAL_INV of a lazily kept key, on a stale MR) and one READ or
- * WRITE.  A READ into a remote-write sink that the READ cannot invalidate
- * itself, and every I/O on a device that does not check access rights on
- * incoming READs, is followed by a LOCAL_INV of the MR, so that its key
- * never outlives the I/O.
+ * many pool MRs (all or none), and chain each run (mrcore_io_mr_run()).  A
+ * READ into a remote-write sink that the READ cannot invalidate itself, and
+ * every I/O on a device that does not check access rights on incoming
+ * READs, is followed by a LOCAL_INV of the MR, so that its key never
+ * outlives the I/O.
  */
 static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 {
 	struct rdma_io_pool *pool = ctx->pool;
 	bool read = ctx->dir == DMA_FROM_DEVICE;
 	bool rwi = iwarp_read && pool->read_inv;
-	bool inv_after = !rwi && (iwarp_read || pool->kill_local_keys);
-	int access = read ? pool->sink_access : pool->src_access;
-	enum ib_wr_opcode op = !read ? IB_WR_RDMA_WRITE :
-			       rwi ? IB_WR_RDMA_READ_WITH_INV : IB_WR_RDMA_READ;
-	struct ib_send_wr **link = &ctx->first;
-	u32 n = ctx->nr_runs, wrs = 0;
+	struct mrcore_io_mr_chain ch = {
+		.link = &ctx->first,
+		.access = read ? pool->sink_access : pool->src_access,
+		.op = !read ? IB_WR_RDMA_WRITE :
+		      rwi ? IB_WR_RDMA_READ_WITH_INV : IB_WR_RDMA_READ,
+		.rwi = rwi,
+		.inv_after = !rwi && (iwarp_read || pool->kill_local_keys),
+	};
+	u32 n = ctx->nr_runs;
 	struct mrcore_sg_iter it;
 	struct mrcore_chunk c;
 	u64 done = 0;
-	u32 i, j;
+	u32 i;
 	int ret;
 
 	ret = mrcore_io_alloc(ctx, n, n, n, false);
@@ -398,83 +474,50 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 	if (ret)
 		goto free_wrs;
 
-	/* One run is the whole list, as measured: nothing to cut. */
-	c = (struct mrcore_chunk){
-		.sg = ctx->sg,
-		.offset = ctx->sg_offset,
-		.nents = ctx->dma_nents,
-		.length = ctx->length,
-		.npages = ctx->npages,
-		.last = ctx->sg_last,
-		.last_end = ctx->sg_last_len,
-	};
-	mrcore_sg_iter_init(&it, ctx->sg, ctx->sg_offset, ctx->dma_nents);
-	for (i = 0; i < n && (n == 1 ||
-			      mrcore_sg_next_chunk(&it, pool->mr_pages, &c));
-	     i++) {
-		struct rdma_mr *mr = ctx->mrs[i];
-		struct ib_rdma_wr *wr = &ctx->wrs[i];
-		struct ib_send_wr *head = &wr->wr;
-		struct ib_send_wr *w;
-
-		ret = mrcore_mr_map_chunk(mr, &c, access, &head);
+	if (n == 1) {
+		/* One run is the whole list, as measured: nothing to cut. */
+		c = (struct mrcore_chunk){
+			.sg = ctx->sg,
+			.offset = ctx->sg_offset,
+			.nents = ctx->dma_nents,
+			.length = ctx->length,
+			.npages = ctx->npages,
+			.last = ctx->sg_last,
+			.last_end = ctx->sg_last_len,
+		};
+		ret = mrcore_io_mr_run(ctx, &ch, 0, &c, 0);
 		if (ret)
 			goto return_mrs;
-		for (w = head; w != &wr->wr; w = w->next)
-			wrs++;
-
-		ctx->sges[i].addr = mr->iova;
-		ctx->sges[i].length = c.length;
-		ctx->sges[i].lkey = mr->key;
-		/* The link is set below, by the next WR or the chain's end. */
-		mrcore_io_one_sge_wr(wr, &ctx->sges[i], op, ctx->rkey);
-		wr->remote_addr = ctx->remote_addr + done;
-		if (rwi) {
-			wr->wr.ex.invalidate_rkey = mr->key;
-			mrcore_stat_inc(pool->mdev, MRCORE_STAT_INV_LOCAL);
-		}
-		done += c.length;
-		wrs++;
-
-		*link = head;
-		link = &wr->wr.next;
-		ctx->last = &wr->wr;
-		if (inv_after) {
-			struct ib_send_wr *inv = NULL;
-
-			ret = rdma_invalidate_mr(mr, &inv);
-			/* A synchronous kill would beat the RDMA WR to it. */
-			if (!ret && !inv)
-				ret = -EOPNOTSUPP;
-			if (ret) {
-				i++;
+	} else {
+		mrcore_sg_iter_init(&it, ctx->sg, ctx->sg_offset,
+				    ctx->dma_nents);
+		for (i = 0; i < n && mrcore_sg_next_chunk(&it, pool->mr_pages,
+							  &c); i++) {
+			ret = mrcore_io_mr_run(ctx, &ch, i, &c, done);
+			if (ret)
 				goto return_mrs;
-			}
-			*link = inv;
-			link = &inv->next;
-			ctx->last = inv;
-			wrs++;
+			done += c.length;
+		}
+		/* The summary and the cut disagree: a core bug. */
+		if (WARN_ON_ONCE(i != n || done != ctx->length)) {
+			ret = -EIO;
+			goto return_mrs;
 		}
 	}
-	/* The summary and the cut disagree: a core bug, never seen by a peer. */
-	if (WARN_ON_ONCE(i != n || done != ctx->length)) {
-		ret = -EIO;
-		goto return_mrs;
-	}
-	*link = NULL;
+	*ch.link = NULL;
 
 	ctx->nr_mrs = n;
 	ctx->nr_ops = n;
-	ctx->nr_wrs = wrs;
+	ctx->nr_wrs = ch.wrs;
 	return 0;
 
 return_mrs:
 	/*
-	 * MRs 0..i-1 hold rotated keys no WR has registered yet: their
+	 * The MRs mapped hold rotated keys no WR has registered yet: their
 	 * device MRs are replaced before reuse.  The others are untouched.
 	 */
-	for (j = 0; j < n; j++)
-		mrcore_pool_return(pool, ctx->mrs[j], j >= i);
+	for (i = 0; i < n; i++)
+		mrcore_pool_return(pool, ctx->mrs[i], i >= ch.mapped);
 free_wrs:
 	mrcore_io_free(ctx);
 	return ret;
@@ -846,8 +889,8 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 	return 0;
 }
 
-/* mrcore_io_init_one_mr()'s tracepoint, out of line as mrcore_io_trace_one(). */
-static noinline void mrcore_io_trace_one_mr(const struct rdma_io_ctx *ctx)
+/* mrcore_io_build_mr_only()'s tracepoint, out of line as mrcore_io_trace_one(). */
+static noinline void mrcore_io_trace_mr_only(const struct rdma_io_ctx *ctx)
 {
 	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
 			     rdma_io_cost(&ctx->pool->info.weights,
@@ -856,18 +899,65 @@ static noinline void mrcore_io_trace_one_mr(const struct rdma_io_ctx *ctx)
 }
 
 /*
- * One DMA entry, and a single candidate, which moves it through pool MRs
- * (set->mr_only): the sink of an iWARP READ.  Nothing to price, and the
- * entry is its own summary.  The checks, errors and counters are those of
- * the planned path (mrcore_io_measure(), mrcore_io_plan_build()); the
- * tracepoint's cost is that of the chain as built.
+ * The build of a set's single MR candidate (set->mr_only) on a measured
+ * I/O: mrcore_io_build()'s work for an MR kind done here, since through
+ * its switch a one-entry I/O costs 16 instructions more (bench-vs-rw), and
+ * the planned path's counters.
  */
+static __always_inline int mrcore_io_build_mr_only(struct rdma_io_ctx *ctx,
+						   const struct mrcore_io_set *set,
+						   u32 read)
+{
+	const struct mrcore_io_cand *c = &set->cand[set->mr_only[read]];
+	struct rdma_io_pool *pool = ctx->pool;
+	int ret;
+
+	ctx->backend = c->ops;
+	ctx->kind = c->kind;
+	ret = mrcore_io_build_mrs(ctx, c->kind == MRCORE_IO_IWARP_READ);
+	if (unlikely(ret)) {
+		if (ret == -EAGAIN)
+			mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_POOL_DRY);
+		return ret;
+	}
+	mrcore_count_use(pool->stats, pool->last,
+			 read ? MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
+			 c->slot, MRCORE_WHY_CHEAPEST);
+	if (trace_mrcore_io_init_enabled())
+		mrcore_io_trace_mr_only(ctx);
+	return 0;
+}
+
+/*
+ * A single candidate, which moves the I/O through pool MRs (set->mr_only):
+ * the sink of an iWARP READ.  Nothing to choose and nothing to price: the
+ * list is measured and built.  The checks, errors and counters are those of
+ * the planned path (mrcore_io_measure(), mrcore_io_plan_build()); the
+ * tracepoint's cost is that of the chain as built.  This is the list of
+ * several entries; mrcore_io_init_one_mr() is one.
+ */
+static noinline int mrcore_io_init_mr_list(struct rdma_io_ctx *ctx,
+					   const struct mrcore_io_set *set,
+					   u32 read)
+{
+	int ret;
+
+	if (unlikely(ctx->sg_offset >= sg_dma_len(ctx->sg))) {
+		ret = mrcore_io_skip(ctx);
+		if (ret)
+			return ret;
+	}
+	ret = mrcore_io_measure(ctx);
+	if (unlikely(ret))
+		return ret;
+	return mrcore_io_build_mr_only(ctx, set, read);
+}
+
+/* mrcore_io_init_mr_list() of one DMA entry, which is its own summary. */
 static noinline int mrcore_io_init_one_mr(struct rdma_io_ctx *ctx,
 					  const struct mrcore_io_set *set,
 					  u32 read)
 {
-	const struct mrcore_io_cand *c = &set->cand[set->mr_only[read]];
-	struct rdma_io_pool *pool = ctx->pool;
 	u64 addr;
 	u32 len;
 	int ret;
@@ -881,27 +971,10 @@ static noinline int mrcore_io_init_one_mr(struct rdma_io_ctx *ctx,
 		return ret;
 	ctx->npages = (PAGE_ALIGN(addr + len) - (addr & PAGE_MASK)) >>
 		      PAGE_SHIFT;
-	ctx->nr_runs = DIV_ROUND_UP(ctx->npages, pool->info.mr_pages);
+	ctx->nr_runs = DIV_ROUND_UP(ctx->npages, ctx->pool->info.mr_pages);
 	ctx->sg_last = ctx->sg;
 	ctx->sg_last_len = sg_dma_len(ctx->sg);
-	/*
-	 * mrcore_io_build()'s work for an MR kind, done here: through its
-	 * switch this I/O costs 16 instructions more (bench-vs-rw).
-	 */
-	ctx->backend = c->ops;
-	ctx->kind = c->kind;
-	ret = mrcore_io_build_mrs(ctx, c->kind == MRCORE_IO_IWARP_READ);
-	if (unlikely(ret)) {
-		if (ret == -EAGAIN)
-			mrcore_stat_inc(pool->mdev, MRCORE_STAT_ERR_POOL_DRY);
-		return ret;
-	}
-	mrcore_count_use(pool->stats, pool->last,
-			 read ? MRCORE_CLASS_READ : MRCORE_CLASS_WRITE,
-			 c->slot, MRCORE_WHY_CHEAPEST);
-	if (trace_mrcore_io_init_enabled())
-		mrcore_io_trace_one_mr(ctx);
-	return 0;
+	return mrcore_io_build_mr_only(ctx, set, read);
 }
 
 /* An init that failed after mapping: nothing built, the mapping undone. */
@@ -954,8 +1027,10 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 		return -ENOMEM;
 	}
 	mrcore_dma_count_live();
-	if (ctx->dma_nents == 1 && set->mr_only[read] >= 0)
-		ret = mrcore_io_init_one_mr(ctx, set, read);
+	if (set->mr_only[read] >= 0)
+		ret = ctx->dma_nents == 1 ?
+		      mrcore_io_init_one_mr(ctx, set, read) :
+		      mrcore_io_init_mr_list(ctx, set, read);
 	else
 		ret = mrcore_io_init_planned(ctx, set);
 	if (unlikely(ret))
@@ -1208,29 +1283,21 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_post, RDMA_MRCORE);
  * whose READ_WITH_INV never ran still grants REMOTE_WRITE): each device MR
  * is replaced now, before the caller DMA-unmaps the memory the keys named.
  */
-static noinline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
+static void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
 {
+	struct rdma_io_pool *pool = ctx->pool;
+	/* The completed READ_WITH_INVs killed the sinks' keys. */
+	bool killed = ok && ctx->kind == MRCORE_IO_IWARP_READ && pool->read_inv;
 	u32 i;
 
 	for (i = 0; i < ctx->nr_mrs; i++) {
 		struct rdma_mr *mr = ctx->mrs[i];
 
-		if (ok && !WARN_ON_ONCE(rdma_unmap_mr(mr)))
-			mrcore_pool_return(ctx->pool, mr, true);
+		if (ok && !WARN_ON_ONCE(mrcore_mr_end_io(mr, killed)))
+			mrcore_pool_return(pool, mr, true);
 		else
-			mrcore_pool_kill_return(ctx->pool, mr);
+			mrcore_pool_kill_return(pool, mr);
 	}
-}
-
-/* The completed READ_WITH_INVs killed the sinks' keys. */
-static void mrcore_io_iwarp_read_done(struct rdma_io_ctx *ctx, bool ok)
-{
-	u32 i;
-
-	for (i = 0; ok && ctx->pool->read_inv && i < ctx->nr_mrs; i++)
-		WARN_ON_ONCE(rdma_mr_remote_invalidated(ctx->mrs[i],
-							ctx->mrs[i]->key));
-	mrcore_io_return_mrs(ctx, ok);
 }
 
 /*
@@ -1264,20 +1331,17 @@ static noinline void mrcore_io_release(struct rdma_io_ctx *ctx,
 {
 	bool ok = wc && wc->status == IB_WC_SUCCESS;
 
-	if (!ok)
+	if (unlikely(!ok))
 		mrcore_io_failed(ctx, wc);
 	switch (ctx->kind) {
 	case MRCORE_IO_SGES:
 		break;
-	case MRCORE_IO_IWARP_READ:
-		mrcore_io_iwarp_read_done(ctx, ok);
-		break;
-	case MRCORE_IO_MRS:
-		mrcore_io_return_mrs(ctx, ok);
-		break;
-	default:
+	case MRCORE_IO_CUSTOM:
 		if (ctx->backend->io_done)
 			ctx->backend->io_done(ctx, ok);
+		fallthrough;
+	case MRCORE_IO_MRS:
+	case MRCORE_IO_IWARP_READ:
 		mrcore_io_return_mrs(ctx, ok);
 		break;
 	}

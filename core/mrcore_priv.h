@@ -153,6 +153,7 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 			int access, struct ib_send_wr **post_wr);
 int mrcore_mr_recycle(struct rdma_mr *mr);
+int mrcore_mr_end_io(struct rdma_mr *mr, bool killed);
 
 /*
  * Keys one device MR hands out before the core replaces it: the variable
@@ -443,8 +444,9 @@ struct mrcore_io_cand {
  *	no other can (e.g. the sink MRs of an iWARP READ): nothing to price.
  *	-1 if there are several, one is forced, or one is custom.
  * @mr_only: per direction, @only when that candidate moves the I/O through
- *	pool MRs (%MRCORE_IO_MRS, %MRCORE_IO_IWARP_READ), else -1: an I/O of
- *	one DMA entry goes straight to its builder, the entry its own summary.
+ *	pool MRs (%MRCORE_IO_MRS, %MRCORE_IO_IWARP_READ), else -1: an I/O goes
+ *	from its summary straight to the MR builder, nothing chosen or priced
+ *	(one DMA entry is its own summary).
  * @sges_ops: the backend of candidate @sges, for the one-WR shortcut.
  * @sges_uses: per direction (index: a READ), the counter of its uses in
  *	the pool's device counters, which the shortcut increments as

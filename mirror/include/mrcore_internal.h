@@ -94,6 +94,7 @@ void mirror_warn(const char *cond, const char *file, int line);
 
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define noinline	__attribute__((noinline))
+#define fallthrough	__attribute__((__fallthrough__))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 /* Fails to compile when @cond holds, as the kernel's. */

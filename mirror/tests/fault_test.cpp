@@ -141,6 +141,7 @@ protected:
 		}
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
+		EXPECT_TRUE(PoolConsistent());
 	}
 
 	// rdma_io_ctx_post() is refused: nothing completes, nothing moves,
@@ -162,6 +163,7 @@ protected:
 		rdma_io_ctx_destroy(&ctx, nullptr);
 		EXPECT_EQ(sim::counters().dma_maps_live, maps);
 		EXPECT_EQ(rdma_io_pool_drain(pool_), pool_->nr_total);
+		EXPECT_TRUE(PoolConsistent());
 	}
 };
 

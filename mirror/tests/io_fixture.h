@@ -54,10 +54,49 @@ protected:
 		ASSERT_FALSE(IS_ERR(pool_));
 	}
 
+	// The pool's free lists say what their MRs are, once its quarantine
+	// has drained: a clean MR is FREE and a stale one STALE (a lazily
+	// kept local key, which its next registration kills), and the counts
+	// agree.  An MR given back in any other state (say, MAPPED after a
+	// failed build) would be registered over a key the pool forgot.
+	::testing::AssertionResult PoolConsistent()
+	{
+		u32 clean = 0, stale = 0;
+		const auto walk = [](list_head *head, rdma_mr_state want,
+				     u32 *n) -> ::testing::AssertionResult {
+			for (list_head *p = head->next; p != head;
+			     p = p->next, ++*n) {
+				const rdma_mr *mr = list_entry(p, rdma_mr,
+							       pool_entry);
+
+				if (mr->state != want)
+					return ::testing::AssertionFailure()
+					       << "free MR " << *n << " in state "
+					       << mr->state << ", listed as "
+					       << want;
+			}
+			return ::testing::AssertionSuccess();
+		};
+
+		rdma_io_pool_drain(pool_);
+		if (auto r = walk(&pool_->clean, RDMA_MR_FREE, &clean); !r)
+			return r;
+		if (auto r = walk(&pool_->stale, RDMA_MR_STALE, &stale); !r)
+			return r;
+		if (clean != pool_->nr_clean || clean + stale != pool_->nr_free)
+			return ::testing::AssertionFailure()
+			       << clean << " clean and " << stale
+			       << " stale MRs listed, counted " << pool_->nr_clean
+			       << " and " << pool_->nr_free;
+		return ::testing::AssertionSuccess();
+	}
+
 	void TearDown() override
 	{
-		if (pool_ && !IS_ERR(pool_))
+		if (pool_ && !IS_ERR(pool_)) {
+			EXPECT_TRUE(PoolConsistent());
 			rdma_io_pool_destroy(pool_);
+		}
 		if (remote_mr_)
 			peer_.hca->dereg_mr(remote_mr_);
 		if (fmr_)
