@@ -1325,26 +1325,18 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
 				       ctx->nr_mrs);
 }
 
-/* What a failed I/O, or one with MRs, gives back before its mapping. */
+/*
+ * What a failed I/O, or one with MRs, gives back before its mapping: an
+ * I/O without MRs has none to return (@ctx->nr_mrs is 0).
+ */
 static noinline void mrcore_io_release(struct rdma_io_ctx *ctx,
-				       const struct ib_wc *wc)
+				       const struct ib_wc *wc, bool ok)
 {
-	bool ok = wc && wc->status == IB_WC_SUCCESS;
-
 	if (unlikely(!ok))
 		mrcore_io_failed(ctx, wc);
-	switch (ctx->kind) {
-	case MRCORE_IO_SGES:
-		break;
-	case MRCORE_IO_CUSTOM:
-		if (ctx->backend->io_done)
-			ctx->backend->io_done(ctx, ok);
-		fallthrough;
-	case MRCORE_IO_MRS:
-	case MRCORE_IO_IWARP_READ:
-		mrcore_io_return_mrs(ctx, ok);
-		break;
-	}
+	if (unlikely(ctx->kind == MRCORE_IO_CUSTOM) && ctx->backend->io_done)
+		ctx->backend->io_done(ctx, ok);
+	mrcore_io_return_mrs(ctx, ok);
 }
 
 /**
@@ -1381,7 +1373,7 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 	trace_mrcore_io_done(ctx, wc);
 	/* An I/O without MRs that completed gives back its mapping alone. */
 	if (unlikely(!ok || ctx->kind != MRCORE_IO_SGES))
-		mrcore_io_release(ctx, wc);
+		mrcore_io_release(ctx, wc, ok);
 	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
 			 ctx->dir);
 	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_DMA_UNMAPS, 1);

@@ -309,6 +309,100 @@ TEST_F(PlanTest, BackendsResolvedPerPoolAndAgainWhenTheRegistryChanges)
 	EXPECT_EQ(CountingPlan::calls, 1) << "an unregistered backend was asked";
 }
 
+// A vendor's I/O backend of its own (io_plan, io_build, io_done): one WR
+// of the list's SGEs, which it builds in storage from rdma_io_alloc_wrs().
+struct VendorWr {
+	static bool Serves(ib_device *dev) { return true; }
+	static int Plan(const rdma_io_ctx *ctx, rdma_io_plan *plan)
+	{
+		const rdma_io_pool_info *info = rdma_io_pool_get_info(ctx->pool);
+
+		if (u32(ctx->dma_nents) > info->qp->max_write_sge ||
+		    ctx->dir != DMA_TO_DEVICE)
+			return -EOPNOTSUPP;
+		*plan = {.wrs = 1, .mrs = 0, .cost = 0};
+		return 0;
+	}
+	static int Build(rdma_io_ctx *ctx)
+	{
+		const rdma_io_pool_info *info = rdma_io_pool_get_info(ctx->pool);
+		scatterlist *s = ctx->sg;
+		int ret = rdma_io_alloc_wrs(ctx, 1, ctx->dma_nents);
+
+		if (ret)
+			return ret;
+		for (int i = 0; i < ctx->dma_nents; i++, s = sg_next(s))
+			ctx->sges[i] = {.addr = sg_dma_address(s),
+					.length = sg_dma_len(s),
+					.lkey = info->pd->local_dma_lkey};
+		ctx->wrs[0].wr.sg_list = ctx->sges;
+		ctx->wrs[0].wr.num_sge = ctx->dma_nents;
+		ctx->wrs[0].wr.opcode = IB_WR_RDMA_WRITE;
+		ctx->wrs[0].remote_addr = ctx->remote_addr;
+		ctx->wrs[0].rkey = ctx->rkey;
+		ctx->first = ctx->last = &ctx->wrs[0].wr;
+		ctx->nr_wrs = ctx->nr_ops = 1;
+		builds++;
+		return 0;
+	}
+	static void Done(rdma_io_ctx *ctx, bool ok) { done[ok]++; }
+	static inline int builds;
+	static inline int done[2];
+};
+
+// The I/O a vendor's backend builds is moved as built, and the backend
+// hears how each ended, once: io_done(ok) after a successful completion,
+// io_done(!ok) for one destroyed without any.
+TEST_F(PlanTest, VendorBuilderMovesTheIoAndHearsHowItEnded)
+{
+	SetUpIo(sim::kRoce, 1, 64);
+	ExposeRemote(64 * PAGE_SIZE);
+	rdma_mr_backend_ops vendor{};
+	vendor.name = "vendor_wr";
+	vendor.owner = THIS_MODULE;
+	vendor.serves = VendorWr::Serves;
+	vendor.io_plan = VendorWr::Plan;
+	vendor.io_build = VendorWr::Build;
+	vendor.io_done = VendorWr::Done;
+	VendorWr::builds = 0;
+	VendorWr::done[0] = VendorWr::done[1] = 0;
+	ASSERT_EQ(rdma_mr_backend_register(&vendor), 0);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	rdma_io_ctx ctx;
+
+	Sg a;
+	Prepare(false, 70);
+	ASSERT_EQ(Init(&ctx, &a, 8, false), 1);
+	EXPECT_STREQ(rdma_io_ctx_backend(&ctx), "vendor_wr");
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(a, false));
+	rdma_io_ctx_destroy(&ctx, &ok);
+	EXPECT_EQ(VendorWr::done[true], 1);
+	EXPECT_EQ(VendorWr::done[false], 0);
+
+	Sg b;
+	ASSERT_EQ(Init(&ctx, &b, 8, false), 1);
+	rdma_io_ctx_destroy(&ctx, nullptr);
+	EXPECT_EQ(VendorWr::done[true], 1);
+	EXPECT_EQ(VendorWr::done[false], 1);
+
+	// A READ it refuses goes to the core's own strategies, unheard.
+	Sg c;
+	Prepare(true, 71);
+	ASSERT_GT(Init(&ctx, &c, 8, true), 0);
+	EXPECT_STRNE(rdma_io_ctx_backend(&ctx), "vendor_wr");
+	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(c, true));
+	rdma_io_ctx_destroy(&ctx, &ok);
+	EXPECT_EQ(VendorWr::builds, 2);
+	EXPECT_EQ(VendorWr::done[true] + VendorWr::done[false], 2);
+	EXPECT_EQ(sim::counters().dma_maps_live, 0);
+
+	rdma_io_pool_destroy(pool_);
+	pool_ = nullptr;
+	rdma_mr_backend_unregister(&vendor);
+}
+
 // Forcing resolves to a candidate of the pool, or to none: an unknown name
 // refuses every I/O, and clearing it restores the cost model.
 TEST_F(PlanTest, ForcedNamesResolveOncePerPool)
