@@ -37,39 +37,58 @@ static unsigned int keys_of(const struct rdma_io_ctx *ctx,
 	return i;
 }
 
-/* An I/O of 8 scattered pages through a pool MR, forced. */
+/*
+ * An I/O of @l through pool MRs: frwr forced, but an iWARP READ is left to
+ * the pool, whose only candidate for it are the iwarp sinks, so that it
+ * takes the path every ULP's iWARP READ takes (core/io.c:
+ * mrcore_io_init_mr_list(), mrcore_io_init_one_mr()); forcing would take
+ * the planned one.
+ */
 static int keys_init(struct kunit *test, struct rdma_io_ctx *ctx,
 		     struct rdma_io_pool *pool, struct io_local *l,
 		     struct io_owner *owner, u32 rkey, bool read)
 {
-	const char *b = read && io_on_iwarp(test) ? "iwarp" : "frwr";
+	bool iwarp_read = read && io_on_iwarp(test);
+	int ret;
 
-	KUNIT_EXPECT_EQ(test, 0, rdma_io_pool_force_backend(pool, b));
-	return rdma_io_ctx_init(ctx, pool, l->sg, l->nents, 0, owner->iova,
-				rkey, read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, 0, rdma_io_pool_force_backend(pool, iwarp_read ?
+							    NULL : "frwr"));
+	ret = rdma_io_ctx_init(ctx, pool, l->sg, l->nents, 0, owner->iova,
+			       rkey, read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
+	if (ret > 0)
+		KUNIT_EXPECT_STREQ(test, rdma_io_ctx_backend(ctx),
+				   iwarp_read ? "iwarp" : "frwr");
+	return ret;
 }
 
 /*
- * @f for I/Os of 8 scattered pages, @max_ctxs at once: the owner's memory
- * holds its pattern, and for a WRITE the local memory its own.
+ * @f for I/Os of @shape (at most 8 pages), @max_ctxs at once: the owner's
+ * memory holds its pattern, and for a WRITE the local memory its own.
  */
-static void keys_setup(struct kunit *test, struct io_fixture *f,
-		       u32 max_ctxs, bool read)
+static void keys_setup_shape(struct kunit *test, struct io_fixture *f,
+			     enum mrcore_shape shape, u32 max_ctxs, bool read)
 {
-	io_fixture_create(test, f, &mrcore_shapes[SHAPE_8_PAGES], max_ctxs, 8,
-			  NULL);
+	io_fixture_create(test, f, &mrcore_shapes[shape], max_ctxs, 8, NULL);
 	mrcore_e2e_buf_fill_range(&f->owner->buf, 0, f->l->len,
 				  KEYS_SEED_OWNER);
 	if (!read)
 		mrcore_e2e_buf_fill(&f->l->buf, KEYS_SEED_LOCAL);
 }
 
+/* keys_setup_shape() for I/Os of 8 scattered pages. */
+static void keys_setup(struct kunit *test, struct io_fixture *f,
+		       u32 max_ctxs, bool read)
+{
+	keys_setup_shape(test, f, SHAPE_8_PAGES, max_ctxs, read);
+}
+
 /*
  * @bad_rkey: the peer's key is wrong, the I/O fails; @post: else destroyed
  * unposted.
  */
-static void keys_io_case(struct kunit *test, bool read, bool post,
-			 bool bad_rkey, const char *what)
+static void keys_io_shape_case(struct kunit *test, enum mrcore_shape shape,
+			       bool read, bool post, bool bad_rkey,
+			       const char *what)
 {
 	struct keys_named k[KEYS_MAX_KEYS];
 	struct rdma_io_ctx ctx;
@@ -78,7 +97,7 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 	u32 rkey;
 	int st;
 
-	keys_setup(test, &f, 1, read);
+	keys_setup_shape(test, &f, shape, 1, read);
 	rkey = bad_rkey ? f.owner->rkey ^ 0x80 : f.owner->rkey;
 	KUNIT_ASSERT_GT(test, keys_init(test, &ctx, f.pool, f.l, f.owner, rkey,
 					read), 0);
@@ -104,6 +123,13 @@ static void keys_io_case(struct kunit *test, bool read, bool post,
 		rdma_io_ctx_destroy(&ctx, NULL);
 	}
 	keys_expect_dead(test, f.pair, k, n, &f.l->buf, what);
+}
+
+/* keys_io_shape_case() for an I/O of 8 scattered pages. */
+static void keys_io_case(struct kunit *test, bool read, bool post,
+			 bool bad_rkey, const char *what)
+{
+	keys_io_shape_case(test, SHAPE_8_PAGES, read, post, bad_rkey, what);
 }
 
 /*
@@ -138,6 +164,23 @@ static void keys_success_write(struct kunit *test)
 {
 	keys_io_case(test, false, true, false,
 		     "memory of a WRITE after its destroy");
+}
+
+/*
+ * A READ of one DMA entry, which on iWARP skips the summary pass
+ * (mrcore_io_init_one_mr()): its sink dies with it, after a success and
+ * after a failure.
+ */
+static void keys_success_read_one_entry(struct kunit *test)
+{
+	keys_io_shape_case(test, SHAPE_1_PAGE, true, true, false,
+			   "memory of a one-page READ after its destroy");
+}
+
+static void keys_failed_read_one_entry(struct kunit *test)
+{
+	keys_io_shape_case(test, SHAPE_1_PAGE, true, true, true,
+			   "memory of a failed one-page READ after its destroy");
 }
 
 static void keys_never_posted(struct kunit *test)
@@ -697,6 +740,8 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE(keys_failed_write),
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
+	KUNIT_CASE(keys_success_read_one_entry),
+	KUNIT_CASE(keys_failed_read_one_entry),
 	KUNIT_CASE(keys_never_posted),
 	KUNIT_CASE(keys_partial_post_fault),
 	KUNIT_CASE(keys_remote_inv),
@@ -718,6 +763,8 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE(keys_failed_write),
 	KUNIT_CASE(keys_success_read),
 	KUNIT_CASE(keys_success_write),
+	KUNIT_CASE(keys_success_read_one_entry),
+	KUNIT_CASE(keys_failed_read_one_entry),
 	KUNIT_CASE(keys_never_posted),
 	KUNIT_CASE(keys_partial_post_fault),
 	KUNIT_CASE(keys_remote_inv),
