@@ -1327,16 +1327,28 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
 
 /*
  * What a failed I/O, or one with MRs, gives back before its mapping: an
- * I/O without MRs has none to return (@ctx->nr_mrs is 0).
+ * I/O without MRs has none to return (@ctx->nr_mrs is 0).  One body for
+ * the two verdicts, each with its own copy (below).
  */
-static noinline void mrcore_io_release(struct rdma_io_ctx *ctx,
-				       const struct ib_wc *wc, bool ok)
+static __always_inline void mrcore_io_release(struct rdma_io_ctx *ctx,
+					      const struct ib_wc *wc, bool ok)
 {
-	if (unlikely(!ok))
+	if (!ok)
 		mrcore_io_failed(ctx, wc);
 	if (unlikely(ctx->kind == MRCORE_IO_CUSTOM) && ctx->backend->io_done)
 		ctx->backend->io_done(ctx, ok);
 	mrcore_io_return_mrs(ctx, ok);
+}
+
+static noinline void mrcore_io_release_ok(struct rdma_io_ctx *ctx)
+{
+	mrcore_io_release(ctx, NULL, true);
+}
+
+static noinline void mrcore_io_release_failed(struct rdma_io_ctx *ctx,
+					      const struct ib_wc *wc)
+{
+	mrcore_io_release(ctx, wc, false);
 }
 
 /**
@@ -1372,8 +1384,10 @@ void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 
 	trace_mrcore_io_done(ctx, wc);
 	/* An I/O without MRs that completed gives back its mapping alone. */
-	if (unlikely(!ok || ctx->kind != MRCORE_IO_SGES))
-		mrcore_io_release(ctx, wc, ok);
+	if (unlikely(!ok))
+		mrcore_io_release_failed(ctx, wc);
+	else if (unlikely(ctx->kind != MRCORE_IO_SGES))
+		mrcore_io_release_ok(ctx);
 	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
 			 ctx->dir);
 	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_DMA_UNMAPS, 1);
