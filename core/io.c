@@ -821,7 +821,7 @@ static noinline int mrcore_io_plan_build(struct rdma_io_ctx *ctx,
  * An offset at or past the end of the first DMA entry skips entries whole,
  * as rdma_rw does: a ULP resuming an I/O passes the bytes already done.
  */
-static int mrcore_io_skip(struct rdma_io_ctx *ctx)
+static noinline int mrcore_io_skip_entries(struct rdma_io_ctx *ctx)
 {
 	struct scatterlist *s = ctx->sg;
 	u32 offset = ctx->sg_offset;
@@ -838,6 +838,14 @@ static int mrcore_io_skip(struct rdma_io_ctx *ctx)
 	ctx->sg_offset = offset;
 	ctx->dma_nents = left;
 	return 0;
+}
+
+/* mrcore_io_skip_entries() where the offset leaves the first entry. */
+static inline int mrcore_io_skip(struct rdma_io_ctx *ctx)
+{
+	if (likely(ctx->sg_offset < sg_dma_len(ctx->sg)))
+		return 0;
+	return mrcore_io_skip_entries(ctx);
 }
 
 /* A built I/O: its backend, the device's counters, the tracepoint. */
@@ -861,11 +869,9 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 	struct mrcore_io_choice ch;
 	int ret;
 
-	if (unlikely(ctx->sg_offset >= sg_dma_len(ctx->sg))) {
-		ret = mrcore_io_skip(ctx);
-		if (ret)
-			return ret;
-	}
+	ret = mrcore_io_skip(ctx);
+	if (ret)
+		return ret;
 
 	/*
 	 * The SGEs fit one WR, and no plan with an MR could cost less,
@@ -942,11 +948,9 @@ static noinline int mrcore_io_init_mr_list(struct rdma_io_ctx *ctx,
 {
 	int ret;
 
-	if (unlikely(ctx->sg_offset >= sg_dma_len(ctx->sg))) {
-		ret = mrcore_io_skip(ctx);
-		if (ret)
-			return ret;
-	}
+	ret = mrcore_io_skip(ctx);
+	if (ret)
+		return ret;
 	ret = mrcore_io_measure(ctx);
 	if (unlikely(ret))
 		return ret;

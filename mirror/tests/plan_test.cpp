@@ -357,13 +357,14 @@ TEST_F(PlanTest, VendorBuilderMovesTheIoAndHearsHowItEnded)
 {
 	SetUpIo(sim::kRoce, 1, 64);
 	ExposeRemote(64 * PAGE_SIZE);
-	rdma_mr_backend_ops vendor{};
-	vendor.name = "vendor_wr";
-	vendor.owner = THIS_MODULE;
-	vendor.serves = VendorWr::Serves;
-	vendor.io_plan = VendorWr::Plan;
-	vendor.io_build = VendorWr::Build;
-	vendor.io_done = VendorWr::Done;
+	rdma_mr_backend_ops vendor{
+		.name = "vendor_wr",
+		.owner = THIS_MODULE,
+		.serves = VendorWr::Serves,
+		.io_plan = VendorWr::Plan,
+		.io_build = VendorWr::Build,
+		.io_done = VendorWr::Done,
+	};
 	VendorWr::builds = 0;
 	VendorWr::done[0] = VendorWr::done[1] = 0;
 	ASSERT_EQ(rdma_mr_backend_register(&vendor), 0);
