@@ -1266,6 +1266,17 @@ static u64 mrcore_e2e_key(u32 seed)
 	return mrcore_e2e_mix(seed + 0x9e3779b97f4a7c15ULL);
 }
 
+/*
+ * Byte @b of the pattern of @key, for walks in byte order: *@word holds the
+ * group of byte @b - 1 and is moved on at each group's first byte.
+ */
+static u8 mrcore_e2e_pattern_next(u64 key, size_t b, u64 *word)
+{
+	if (!(b % 8))
+		*word = mrcore_e2e_mix(key ^ (b / 8));
+	return *word >> (8 * (b % 8));
+}
+
 /**
  * mrcore_e2e_pattern() - the test pattern
  * @seed: selects the pattern; give every buffer of a test its own.
@@ -1312,13 +1323,8 @@ void mrcore_e2e_buf_fill_range(struct mrcore_e2e_buf *buf, size_t start,
 			memset(p, MRCORE_E2E_POISON, n);
 			continue;
 		}
-		for (j = 0; j < n; j++) {
-			size_t b = k + j;
-
-			if (!(b % 8))
-				word = mrcore_e2e_mix(key ^ (b / 8));
-			p[j] = word >> (8 * (b % 8));
-		}
+		for (j = 0; j < n; j++)
+			p[j] = mrcore_e2e_pattern_next(key, k + j, &word);
 	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_fill_range, MRCORE_HARNESS);
@@ -1413,15 +1419,12 @@ bool mrcore_e2e_buf_verify(struct mrcore_e2e_buf *buf, size_t start,
 		size_t j;
 
 		for (j = 0; j < n; j++) {
-			size_t b = k + j;
 			u8 want = MRCORE_E2E_POISON;
 
-			if (seed != MRCORE_E2E_POISONED) {
-				if (!(b % 8))
-					word = mrcore_e2e_mix(key ^ (b / 8));
-				want = word >> (8 * (b % 8));
-			}
-			mrcore_e2e_diff_note(diff, start + b, p[j], want,
+			if (seed != MRCORE_E2E_POISONED)
+				want = mrcore_e2e_pattern_next(key, k + j,
+							       &word);
+			mrcore_e2e_diff_note(diff, start + k + j, p[j], want,
 					     "data");
 		}
 	}
@@ -1445,16 +1448,12 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_verify, MRCORE_HARNESS);
  */
 void mrcore_e2e_buf_memset(struct mrcore_e2e_buf *buf, u8 c)
 {
-	size_t done = 0;
+	size_t done, n;
 
-	/* Page by page: a contiguous buffer is one run. */
-	while (done < buf->len) {
-		size_t pos = buf->offset + done;
-		size_t n = min_t(size_t, buf->len - done,
-				 PAGE_SIZE - pos % PAGE_SIZE);
+	for (done = 0; done < buf->len; done += n) {
+		u8 *p = mrcore_e2e_buf_run(buf, done, buf->len - done, &n);
 
-		memset(mrcore_e2e_buf_byte(buf, done), c, n);
-		done += n;
+		memset(p, c, n);
 	}
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_buf_memset, MRCORE_HARNESS);
