@@ -386,14 +386,14 @@ struct mrcore_io_mr_chain {
 };
 
 /*
- * Run @i of an MR I/O, @c, @done bytes into it: its MR mapped (behind the
- * LOCAL_INV of a lazily kept key, on a stale MR), its READ or WRITE, and
- * the LOCAL_INV after it where one kills the key.
+ * Run @i of an MR I/O, @done bytes into it, already set in its MR
+ * (mrcore_mr_set_run()): the MR mapped (behind the LOCAL_INV of a lazily
+ * kept key, on a stale MR), its READ or WRITE, and the LOCAL_INV after it
+ * where one kills the key.
  */
 static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
 					    struct mrcore_io_mr_chain *ch,
-					    u32 i, const struct mrcore_chunk *c,
-					    u64 done)
+					    u32 i, u64 done)
 {
 	struct rdma_mr *mr = ctx->mrs[i];
 	struct ib_rdma_wr *wr = &ctx->wrs[i];
@@ -401,7 +401,7 @@ static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
 	struct ib_send_wr *w;
 	int ret;
 
-	ret = mrcore_mr_map_chunk(mr, c, ch->access, &head);
+	ret = mrcore_mr_map_run(mr, ch->access, &head);
 	if (ret)
 		return ret;
 	ch->mapped++;
@@ -409,7 +409,7 @@ static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
 		ch->wrs++;
 
 	ctx->sges[i].addr = mr->iova;
-	ctx->sges[i].length = c->length;
+	ctx->sges[i].length = mr->length;
 	ctx->sges[i].lkey = mr->key;
 	/* The link is set by the next WR or the chain's end. */
 	mrcore_io_one_sge_wr(wr, &ctx->sges[i], ch->op, ctx->rkey);
@@ -475,17 +475,15 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 		goto free_wrs;
 
 	if (n == 1) {
-		/* One run is the whole list, as measured: nothing to cut. */
-		c = (struct mrcore_chunk){
-			.sg = ctx->sg,
-			.offset = ctx->sg_offset,
-			.nents = ctx->dma_nents,
-			.length = ctx->length,
-			.npages = ctx->npages,
-			.last = ctx->sg_last,
-			.last_end = ctx->sg_last_len,
-		};
-		ret = mrcore_io_mr_run(ctx, &ch, 0, &c, 0);
+		/*
+		 * One run is the whole list, as measured: nothing to cut, and
+		 * the run goes from the context to the MR without a chunk.
+		 */
+		__mrcore_mr_set_run(ctx->mrs[0], ctx->sg, ctx->sg_offset,
+				    ctx->dma_nents, ctx->sg_last,
+				    ctx->sg_last_len, ctx->length,
+				    ctx->npages);
+		ret = mrcore_io_mr_run(ctx, &ch, 0, 0);
 		if (ret)
 			goto return_mrs;
 	} else {
@@ -493,7 +491,8 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 				    ctx->dma_nents);
 		for (i = 0; i < n && mrcore_sg_next_chunk(&it, pool->mr_pages,
 							  &c); i++) {
-			ret = mrcore_io_mr_run(ctx, &ch, i, &c, done);
+			mrcore_mr_set_run(ctx->mrs[i], &c);
+			ret = mrcore_io_mr_run(ctx, &ch, i, done);
 			if (ret)
 				goto return_mrs;
 			done += c.length;
@@ -1287,7 +1286,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_post, RDMA_MRCORE);
  * whose READ_WITH_INV never ran still grants REMOTE_WRITE): each device MR
  * is replaced now, before the caller DMA-unmaps the memory the keys named.
  */
-static void mrcore_io_return_mrs(struct rdma_io_ctx *ctx, bool ok)
+static __always_inline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx,
+						 bool ok)
 {
 	struct rdma_io_pool *pool = ctx->pool;
 	/* The completed READ_WITH_INVs killed the sinks' keys. */

@@ -138,24 +138,23 @@ EXPORT_SYMBOL_NS_GPL(rdma_mr_set_cqe, RDMA_MRCORE);
 static int mrcore_mr_replace(struct rdma_mr *mr);
 
 /**
- * mrcore_mr_map_chunk() - register a run of DMA-mapped bytes
- * @mr: an MR that is not mapped.
- * @c: the run, as mrcore_sg_next_chunk() measured it.
+ * mrcore_mr_map_run() - register the run of DMA-mapped bytes an MR was given
+ * @mr: an MR that is not mapped, its run set (mrcore_mr_set_run()).
  * @access: IB access flags.
  * @post_wr: as for rdma_map_sg_lkey().
  *
- * The caller owns the DMA mapping and has checked that @c fits @mr.  When
- * the device MR has handed out %MRCORE_KEY_USES keys, a new one replaces
- * it first (the old one's deregistration kills a lazily kept key), so that
- * no key value of @mr comes back.
+ * The caller owns the DMA mapping and has checked that the run fits @mr.
+ * When the device MR has handed out %MRCORE_KEY_USES keys, a new one
+ * replaces it first (the old one's deregistration kills a lazily kept key),
+ * so that no key value of @mr comes back.
  *
  * Context: The caller serializes calls on one MR.  Any context, but one
  * mapping in %MRCORE_KEY_USES allocates a device MR: process context, may
  * sleep.
- * Return: 0, or the backend's or the driver's error with @mr unchanged.
+ * Return: 0, or the backend's or the driver's error with @mr not mapped.
  */
-int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
-			int access, struct ib_send_wr **post_wr)
+int mrcore_mr_map_run(struct rdma_mr *mr, int access,
+		      struct ib_send_wr **post_wr)
 {
 	int ret;
 
@@ -167,15 +166,7 @@ int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_MR_RECYCLED);
 	}
 
-	mr->sg = c->sg;
-	mr->sg_offset = c->offset;
-	mr->sg_last = c->last;
-	mr->sg_last_end = c->last_end;
-	mr->dma_nents = c->nents;
-	mr->length = c->length;
-	mr->npages = c->npages;
 	mr->access = access;
-
 	ret = mr->ops->map(mr, post_wr);
 	if (ret) {
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MAP);
@@ -230,7 +221,8 @@ static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
 	whole.nents = dma_nents;
 	whole.length = sum.length;
 	whole.npages = sum.npages;
-	ret = mrcore_mr_map_chunk(mr, &whole, access->ib_access, post_wr);
+	mrcore_mr_set_run(mr, &whole);
+	ret = mrcore_mr_map_run(mr, access->ib_access, post_wr);
 	if (ret)
 		goto unmap_dma;
 	mr->sg_nents = sg_nents;

@@ -150,8 +150,50 @@ static inline void mrcore_sg_iter_init(struct mrcore_sg_iter *it,
 bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 			  struct mrcore_chunk *c);
 
-int mrcore_mr_map_chunk(struct rdma_mr *mr, const struct mrcore_chunk *c,
-			int access, struct ib_send_wr **post_wr);
+int mrcore_mr_map_run(struct rdma_mr *mr, int access,
+		      struct ib_send_wr **post_wr);
+
+/**
+ * __mrcore_mr_set_run() - tell an MR which run of bytes it is to map
+ * @mr: an MR that is not mapped.
+ * @sg: the run's first DMA entry.
+ * @offset: bytes of @sg before the run.
+ * @nents: DMA entries the run touches.
+ * @last: its last entry.
+ * @last_end: bytes of @last in the run, from the entry's start.
+ * @length: bytes in the run.
+ * @npages: pages the run spans.
+ *
+ * The fields a backend's @map reads; mrcore_mr_map_run() maps them.  An
+ * I/O of one run passes its summary (no chunk), the others a chunk
+ * (mrcore_mr_set_run()).
+ *
+ * Context: Any context; the caller serializes calls on one MR.
+ */
+static __always_inline void __mrcore_mr_set_run(struct rdma_mr *mr,
+						struct scatterlist *sg,
+						u32 offset, int nents,
+						struct scatterlist *last,
+						u32 last_end, u64 length,
+						u32 npages)
+{
+	mr->sg = sg;
+	mr->sg_offset = offset;
+	mr->sg_last = last;
+	mr->sg_last_end = last_end;
+	mr->dma_nents = nents;
+	mr->length = length;
+	mr->npages = npages;
+}
+
+/* __mrcore_mr_set_run() of a run mrcore_sg_next_chunk() measured. */
+static __always_inline void mrcore_mr_set_run(struct rdma_mr *mr,
+					      const struct mrcore_chunk *c)
+{
+	__mrcore_mr_set_run(mr, c->sg, c->offset, c->nents, c->last,
+			    c->last_end, c->length, c->npages);
+}
+
 int mrcore_mr_recycle(struct rdma_mr *mr);
 int mrcore_mr_end_io(struct rdma_mr *mr, bool killed);
 

@@ -601,13 +601,14 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 		return -EAGAIN;
 	}
 	for (i = 0; i < n; i++) {
-		struct list_head *from = pool->nr_clean ? &pool->clean :
-							  &pool->stale;
+		struct list_head *from = &pool->stale;
 
+		if (pool->nr_clean) {
+			from = &pool->clean;
+			pool->nr_clean--;
+		}
 		mrs[i] = list_first_entry(from, struct rdma_mr, pool_entry);
 		list_del_init(&mrs[i]->pool_entry);
-		if (pool->nr_clean)
-			pool->nr_clean--;
 	}
 	pool->nr_free -= n;
 	spin_unlock_irqrestore(&pool->lock, flags);

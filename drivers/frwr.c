@@ -32,6 +32,12 @@ static int frwr_mr_init(struct rdma_mr *mr)
 	if (IS_ERR(ibmr))
 		return PTR_ERR(ibmr);
 	mr->ibmr = ibmr;
+	/*
+	 * What every REG_MR of this MR has in common, set once: the MR came
+	 * zeroed (no SGE, no immediate) and only frwr_map() writes the WR.  A
+	 * device MR replaced later (init on a scratch MR) keeps these.
+	 */
+	mr->reg_wr.wr.opcode = IB_WR_REG_MR;
 	return 0;
 }
 
@@ -60,33 +66,45 @@ static void frwr_build_inv(struct ib_send_wr *inv, u32 key,
 		inv->send_flags = IB_SEND_SIGNALED;
 }
 
-static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
+/*
+ * The device sees exactly the run the core cut, as whole entries: for the
+ * call, the last entry ends where the run does and the first starts where
+ * it does (the core owns the DMA mapping meanwhile).  Drivers differ in
+ * what they do with a partial list or an sg_offset (siw builds its page
+ * list from the entries and ignores the offset; ib_sg_to_pages() stops a
+ * page short of a full list): with whole entries they all agree.  A device
+ * that still maps a different number of bytes gets refused.
+ */
+static noinline int frwr_map_cut(struct rdma_mr *mr)
 {
-	struct ib_mr *ibmr = mr->ibmr;
-	struct ib_send_wr *first = &mr->reg_wr.wr;
 	struct scatterlist *head = mr->sg, *last = mr->sg_last;
 	dma_addr_t head_addr = sg_dma_address(head);
 	unsigned int head_len = sg_dma_len(head);
 	unsigned int last_len = sg_dma_len(last);
 	int n;
 
-	/*
-	 * The device sees exactly the run the core cut, as whole entries:
-	 * for the call, the last entry ends where the run does and the first
-	 * starts where it does (the core owns the DMA mapping meanwhile).
-	 * Drivers differ in what they do with a partial list or an sg_offset
-	 * (siw builds its page list from the entries and ignores the offset;
-	 * ib_sg_to_pages() stops a page short of a full list): with whole
-	 * entries they all agree.  A device that still maps a different
-	 * number of bytes gets refused.
-	 */
 	sg_dma_len(last) = mr->sg_last_end;
 	sg_dma_address(head) += mr->sg_offset;
 	sg_dma_len(head) -= mr->sg_offset;
-	n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, NULL, PAGE_SIZE);
+	n = ib_map_mr_sg(mr->ibmr, mr->sg, mr->dma_nents, NULL, PAGE_SIZE);
 	sg_dma_address(head) = head_addr;
 	sg_dma_len(head) = head_len;
 	sg_dma_len(last) = last_len;
+	return n;
+}
+
+static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
+{
+	struct ib_mr *ibmr = mr->ibmr;
+	struct ib_send_wr *first = &mr->reg_wr.wr;
+	int n;
+
+	/* Most runs are whole entries: nothing to cut (frwr_map_cut()). */
+	if (likely(!mr->sg_offset &&
+		   mr->sg_last_end == sg_dma_len(mr->sg_last)))
+		n = ib_map_mr_sg(ibmr, mr->sg, mr->dma_nents, NULL, PAGE_SIZE);
+	else
+		n = frwr_map_cut(mr);
 	if (n < 0)
 		return n;
 	if (ibmr->length != mr->length ||
@@ -106,14 +124,10 @@ static int frwr_map(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 
 	ib_update_fast_reg_key(ibmr, ib_inc_rkey(ibmr->rkey));
 
-	/* Field by field: the padding is nobody's, and need not be zeroed. */
+	/* What changes from one map to the next (the rest: frwr_mr_init()). */
 	mr->reg_wr.wr.next = *post_wr;
 	mr->reg_wr.wr.wr_cqe = mr->cqe;
-	mr->reg_wr.wr.sg_list = NULL;
-	mr->reg_wr.wr.num_sge = 0;
-	mr->reg_wr.wr.opcode = IB_WR_REG_MR;
 	mr->reg_wr.wr.send_flags = mr->cqe ? IB_SEND_SIGNALED : 0;
-	mr->reg_wr.wr.ex.imm_data = 0;
 	mr->reg_wr.mr = ibmr;
 	mr->reg_wr.key = ibmr->rkey;
 	mr->reg_wr.access = mr->access;
