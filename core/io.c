@@ -293,12 +293,14 @@ free_wrs:
 /*
  * The one-entry I/O's tracepoint, out of line, so that its cost is loaded
  * only while the tracepoint is on: the compiler schedules the arguments
- * of an inline one before its static branch.
+ * of an inline one before its static branch.  It returns the I/O's one WR,
+ * so that the caller tail-calls it and keeps nothing across it.
  */
-static noinline void mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
+static noinline int mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
 {
 	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
 			     rdma_io_cost(&ctx->pool->info.weights, 1, 0, 0, 1));
+	return 1;
 }
 
 /*
@@ -361,7 +363,7 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 	mrcore_dma_count_live();
 	mrcore_count_use_at(uses, set->sges_last[read], set->sges_now);
 	if (trace_mrcore_io_init_enabled())
-		mrcore_io_trace_one(ctx);
+		return mrcore_io_trace_one(ctx);
 	return 1;
 }
 
@@ -1344,15 +1346,28 @@ static __always_inline void mrcore_io_release(struct rdma_io_ctx *ctx,
 	mrcore_io_return_mrs(ctx, ok);
 }
 
-static noinline void mrcore_io_release_ok(struct rdma_io_ctx *ctx)
+/* The mapping of an I/O whose keys are dead or local-only, and its WRs. */
+static __always_inline void mrcore_io_unmap(struct rdma_io_ctx *ctx)
 {
-	mrcore_io_release(ctx, NULL, true);
+	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
+			 ctx->dir);
+	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_DMA_UNMAPS, 1);
+	mrcore_io_free(ctx);
 }
 
-static noinline void mrcore_io_release_failed(struct rdma_io_ctx *ctx,
-					      const struct ib_wc *wc)
+/*
+ * rdma_io_ctx_destroy() of an I/O that failed, has MRs or is traced: out
+ * of line, so that the common I/O keeps only @ctx across the unmapping.
+ */
+static noinline void mrcore_io_destroy_slow(struct rdma_io_ctx *ctx,
+					    const struct ib_wc *wc)
 {
-	mrcore_io_release(ctx, wc, false);
+	trace_mrcore_io_done(ctx, wc);
+	if (!wc || wc->status != IB_WC_SUCCESS)
+		mrcore_io_release(ctx, wc, false);
+	else if (ctx->kind != MRCORE_IO_SGES)
+		mrcore_io_release(ctx, NULL, true);
+	mrcore_io_unmap(ctx);
 }
 
 /**
@@ -1384,18 +1399,14 @@ static noinline void mrcore_io_release_failed(struct rdma_io_ctx *ctx,
  */
 void rdma_io_ctx_destroy(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 {
-	bool ok = wc && wc->status == IB_WC_SUCCESS;
-
-	trace_mrcore_io_done(ctx, wc);
 	/* An I/O without MRs that completed gives back its mapping alone. */
-	if (unlikely(!ok))
-		mrcore_io_release_failed(ctx, wc);
-	else if (unlikely(ctx->kind != MRCORE_IO_SGES))
-		mrcore_io_release_ok(ctx);
-	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
-			 ctx->dir);
-	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_DMA_UNMAPS, 1);
-	mrcore_io_free(ctx);
+	if (unlikely(!wc || wc->status != IB_WC_SUCCESS ||
+		     ctx->kind != MRCORE_IO_SGES ||
+		     trace_mrcore_io_done_enabled())) {
+		mrcore_io_destroy_slow(ctx, wc);
+		return;
+	}
+	mrcore_io_unmap(ctx);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_destroy, RDMA_MRCORE);
 

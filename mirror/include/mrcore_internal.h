@@ -735,6 +735,10 @@ static inline void trace_mrcore_io_init(const struct rdma_io_ctx *ctx,
 					u32 cost) { }
 static inline void trace_mrcore_io_post(const struct rdma_io_ctx *ctx,
 					int ret) { }
+static inline bool trace_mrcore_io_done_enabled(void)
+{
+	return false;
+}
 static inline void trace_mrcore_io_done(const struct rdma_io_ctx *ctx,
 					const struct ib_wc *wc) { }
 static inline void trace_mrcore_pool_exhausted(const struct rdma_io_pool *pool,

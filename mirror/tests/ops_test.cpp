@@ -84,6 +84,48 @@ TEST_F(OpsTest, NoCompletionIsAnErrorNotAFlush)
 	EXPECT_TRUE(sim::kernel_log().empty());
 }
 
+// An I/O without MRs that ran and failed, or was flushed, is counted as
+// one with MRs is: the common one-SGE I/O's destroy may not skip that.
+TEST_F(OpsTest, FailedOneSgeIoIsCountedToo)
+{
+	SetUpIo(sim::kRoce, 1, 256);
+	ExposeRemote(2 * PAGE_SIZE);
+	rdma_io_ctx bad, flushed, good;
+	Sg sb, sf, sg;
+
+	sb.add(arena_, 0, 0, PAGE_SIZE);
+	sf.add(arena_, 1, 0, PAGE_SIZE);
+	sg.add(arena_, 2, 0, PAGE_SIZE);
+	long maps = rdma_mrcore_dma_maps_live();
+	ASSERT_EQ(rdma_io_ctx_init(&good, pool_, sg.get(), sg.n(), 0,
+				   remote_.addr(0), rkey(), DMA_TO_DEVICE), 1);
+	ASSERT_EQ(RunIo(&good), IB_WC_SUCCESS);
+	ASSERT_EQ(rdma_io_ctx_init(&bad, pool_, sb.get(), sb.n(), 0,
+				   remote_.addr(0), rkey() + 1, DMA_TO_DEVICE),
+		  1);
+	ASSERT_EQ(RunIo(&bad), IB_WC_REM_ACCESS_ERR);
+	ASSERT_EQ(rdma_io_ctx_init(&flushed, pool_, sf.get(), sf.n(), 0,
+				   remote_.addr(PAGE_SIZE), rkey(),
+				   DMA_TO_DEVICE), 1);
+	ASSERT_EQ(RunIo(&flushed), IB_WC_WR_FLUSH_ERR);
+
+	ib_wc ok = Wc(IB_WC_SUCCESS), err = Wc(IB_WC_REM_ACCESS_ERR),
+	      flush = Wc(IB_WC_WR_FLUSH_ERR);
+	rdma_io_ctx_destroy(&good, &ok);
+	EXPECT_EQ(Counter("err_completion"), "0");
+	EXPECT_EQ(Counter("err_flush"), "0");
+	rdma_io_ctx_destroy(&bad, &err);
+	EXPECT_EQ(Counter("err_completion"), "1");
+	EXPECT_EQ(Counter("err_flush"), "0");
+	rdma_io_ctx_destroy(&flushed, &flush);
+	EXPECT_EQ(Counter("err_completion"), "1");
+	EXPECT_EQ(Counter("err_flush"), "1");
+	EXPECT_EQ(Counter("dma_unmaps"), "3");
+	EXPECT_EQ(rdma_mrcore_dma_maps_live(), maps);
+	// Nothing to say: no MR got a new device MR.
+	EXPECT_EQ(sim::log_count("rdma_mrcore: QP "), 0u);
+}
+
 // No device MR to replace a failed I/O's: the pool shrinks, and says so
 // with the counts, once per MR lost.
 TEST_F(OpsTest, PoolShrinkIsCountedAndSaid)
