@@ -97,6 +97,7 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define fallthrough	__attribute__((__fallthrough__))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#define barrier()	__asm__ __volatile__("" : : : "memory")
 /* Fails to compile when @cond holds, as the kernel's. */
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 #define is_power_of_2(n)	((n) != 0 && (((n) & ((n) - 1)) == 0))
