@@ -875,22 +875,27 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 		return ret;
 
 	/*
-	 * The SGEs fit one WR, and no plan with an MR could cost less,
-	 * whatever the pages.
+	 * The SGEs fit one WR, or a few, and no plan with an MR could cost
+	 * less, whatever the pages: nothing to measure or price.
 	 */
-	if (ctx->dma_nents <= set->one_wr[read]) {
-		ch.cand = set->sges;
-		ch.why = MRCORE_WHY_CHEAPEST;
-		ch.plan.cost = rdma_io_cost(&ctx->pool->info.weights, 1, 0, 0,
-					    ctx->dma_nents);
+	if (ctx->dma_nents <= set->sges_max[read]) {
 		ctx->kind = MRCORE_IO_SGES;
 		ctx->nr_mrs = 0;
-		ret = mrcore_io_build_sges(ctx, ctx->dma_nents, read);
+		ret = mrcore_io_build_sges(ctx,
+					   ctx->dma_nents <= set->one_wr[read] ?
+					   ctx->dma_nents :
+					   mrcore_io_sges_per_wr(ctx), read);
+		if (unlikely(ret))
+			return ret;
+		ch.cand = set->sges;
+		ch.why = MRCORE_WHY_CHEAPEST;
+		ch.plan.cost = rdma_io_cost(&ctx->pool->info.weights,
+					    ctx->nr_wrs, 0, 0, ctx->dma_nents);
 	} else {
 		ret = mrcore_io_plan_build(ctx, set, &ch);
+		if (unlikely(ret))
+			return ret;
 	}
-	if (unlikely(ret))
-		return ret;
 
 	mrcore_io_chosen(ctx, &set->cand[ch.cand], read, ch.why, ch.plan.cost);
 	return 0;
@@ -982,6 +987,37 @@ static noinline int mrcore_io_init_one_mr(struct rdma_io_ctx *ctx,
 	return mrcore_io_build_mr_only(ctx, set, read);
 }
 
+static void mrcore_io_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	/* Nothing to do: the I/O's last WR reports the I/O. */
+}
+
+static struct ib_cqe mrcore_io_write_cqe = {
+	.done = mrcore_io_write_done,
+};
+
+/*
+ * On a device that sends an unsignaled WR's payload from its pages after
+ * the I/O completed (mrcore_dev_unsignaled_zcopy(), siw): signal every RDMA
+ * WRITE, its completion going to a no-op entry, so the device copies each
+ * payload before the I/O can complete.  rdma_io_max_cqe() already counts a
+ * completion per WR.  The WR that ends the I/O gets the caller's entry in
+ * rdma_io_ctx_wrs() unless a WR is chained after it.
+ */
+static noinline void mrcore_io_signal_writes(struct rdma_io_ctx *ctx)
+{
+	struct ib_send_wr *wr = ctx->first;
+	u32 n;
+
+	for (n = 0; wr && n < ctx->nr_wrs; wr = wr->next, n++) {
+		if (wr->opcode != IB_WR_RDMA_WRITE ||
+		    (wr->send_flags & IB_SEND_SIGNALED))
+			continue;
+		wr->send_flags |= IB_SEND_SIGNALED;
+		wr->wr_cqe = &mrcore_io_write_cqe;
+	}
+}
+
 /* An init that failed after mapping: nothing built, the mapping undone. */
 static noinline int mrcore_io_init_undo(struct rdma_io_ctx *ctx, int ret)
 {
@@ -1040,6 +1076,15 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 		ret = mrcore_io_init_planned(ctx, set);
 	if (unlikely(ret))
 		return mrcore_io_init_undo(ctx, ret);
+	/*
+	 * Signaled here rather than by rdma_io_ctx_wrs(), which then tests
+	 * the device only for a WR chained after the I/O: a one-WR I/O does
+	 * not come here, and its WR is the I/O's own completion.  @dir is
+	 * read again from @ctx: kept in a register across the build, @read
+	 * would cost the common I/O a saved register.
+	 */
+	if (unlikely(ctx->pool->signal_writes) && ctx->dir == DMA_TO_DEVICE)
+		mrcore_io_signal_writes(ctx);
 	return ctx->nr_wrs;
 }
 
@@ -1093,36 +1138,6 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
 
-static void mrcore_io_write_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	/* Nothing to do: the I/O's last WR reports the I/O. */
-}
-
-static struct ib_cqe mrcore_io_write_cqe = {
-	.done = mrcore_io_write_done,
-};
-
-/*
- * On a device that sends an unsignaled WR's payload from its pages after
- * the I/O completed (mrcore_dev_unsignaled_zcopy(), siw): signal every RDMA
- * WRITE, its completion going to a no-op entry, so the device copies each
- * payload before the I/O can complete.  rdma_io_max_cqe() already counts a
- * completion per WR.
- */
-static void mrcore_io_signal_writes(struct rdma_io_ctx *ctx)
-{
-	struct ib_send_wr *wr = ctx->first;
-	u32 n;
-
-	for (n = 0; wr && n < ctx->nr_wrs; wr = wr->next, n++) {
-		if (wr->opcode != IB_WR_RDMA_WRITE ||
-		    (wr->send_flags & IB_SEND_SIGNALED))
-			continue;
-		wr->send_flags |= IB_SEND_SIGNALED;
-		wr->wr_cqe = &mrcore_io_write_cqe;
-	}
-}
-
 /* rdma_io_ctx_wrs() once every WRITE that must be is signaled: link, count. */
 static __always_inline struct ib_send_wr *
 mrcore_io_link(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
@@ -1170,11 +1185,12 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 				   struct ib_send_wr *chain_wr)
 {
 	/*
-	 * Only an I/O's WRITEs send a payload, and one WR with nothing after
-	 * it is signaled by the link anyway.
+	 * Only an I/O's WRITEs send a payload.  Those of an I/O of several
+	 * WRs were signaled when it was built (mrcore_io_init_mapped()); a
+	 * lone one is signaled by the link, unless a WR follows it.
 	 */
-	if (unlikely(ctx->pool->signal_writes) && ctx->dir == DMA_TO_DEVICE &&
-	    (chain_wr || ctx->nr_wrs != 1))
+	if (chain_wr && unlikely(ctx->pool->signal_writes) &&
+	    ctx->dir == DMA_TO_DEVICE)
 		return mrcore_io_link_signaled(ctx, cqe, chain_wr);
 	return mrcore_io_link(ctx, cqe, chain_wr);
 }

@@ -484,6 +484,10 @@ struct mrcore_io_cand {
  *	WR, and no plan with an MR could cost less, whatever the pages.  0
  *	when a backend is forced, a custom backend must be asked, or the
  *	transport refuses (an iWARP READ).
+ * @sges_max: per direction, the most DMA entries an I/O may have to go as
+ *	WRs of SGEs (one WR up to @one_wr) without being priced: no plan with
+ *	an MR could cost less, whatever the pages.  At least @one_wr; 0 where
+ *	@one_wr is.
  * @sges_first: per direction, whether an I/O of several WRs of SGEs may be
  *	built before the list is measured (no backend forced, no custom
  *	backend, and the transport allows SGEs).
@@ -515,6 +519,7 @@ struct mrcore_io_set {
 	int forced;
 	int sges;
 	u32 one_wr[2];
+	u32 sges_max[2];
 	bool sges_first[2];
 	int only[2];
 	int mr_only[2];

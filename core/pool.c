@@ -239,17 +239,55 @@ static void mrcore_pool_free(struct rdma_io_pool *pool)
 
 /*
  * The cheapest plan with an MR costs at least one MR, one page and the WRs
- * of one run (its READ or WRITE, plus a registration unless synchronous).
- * A one-WR plan without MRs of this many SGEs or fewer is never dearer.
+ * of one run (its READ or WRITE, plus a registration unless synchronous):
+ * that price, and those WRs in @wrs.
  */
+static u32 mrcore_mr_floor(const struct rdma_io_weights *w,
+			   const struct rdma_mr_backend_ops *mrs, u32 *wrs)
+{
+	*wrs = mrs && (mrs->io_flags & RDMA_IO_SYNC_MAP) ? 1 : 2;
+	return rdma_io_cost(w, *wrs, 1, 1, 0);
+}
+
+/* A one-WR plan without MRs of this many SGEs or fewer is never dearer. */
 static u32 mrcore_sges_beat_mrs(const struct rdma_io_weights *w,
 				const struct rdma_mr_backend_ops *mrs)
 {
-	u32 wrs = mrs && (mrs->io_flags & RDMA_IO_SYNC_MAP) ? 1 : 2;
-	u32 floor = rdma_io_cost(w, wrs, 1, 1, 0);
+	u32 wrs, floor = mrcore_mr_floor(w, mrs, &wrs);
 	u32 one = rdma_io_cost(w, 1, 0, 0, 0);
 
 	return w->sge ? (floor - one) / w->sge : U32_MAX;
+}
+
+/*
+ * The most entries that go as WRs of @per_wr SGEs without being priced,
+ * given the @one_wr of one WR: while the WRs of SGEs cost less than
+ * mrcore_mr_floor(), or as much in fewer WRs, no plan with an MR can win,
+ * whatever the pages.  The price grows with the entries, so the first that
+ * loses ends the scan; past MRCORE_SGES_MAX_SCAN entries the plans are
+ * priced anyway.
+ */
+#define MRCORE_SGES_MAX_SCAN 1024
+
+static u32 mrcore_sges_max(const struct rdma_io_weights *w,
+			   const struct rdma_mr_backend_ops *mrs, u32 per_wr,
+			   u32 one_wr)
+{
+	u32 floor_wrs, floor = mrcore_mr_floor(w, mrs, &floor_wrs);
+	u32 n = one_wr;
+
+	/* The SGEs of one WR reach the floor first. */
+	if (one_wr < per_wr)
+		return one_wr;
+	while (n < MRCORE_SGES_MAX_SCAN) {
+		u32 wrs = DIV_ROUND_UP(n + 1, per_wr);
+		u32 cost = rdma_io_cost(w, wrs, 0, 0, n + 1);
+
+		if (cost > floor || (cost == floor && wrs >= floor_wrs))
+			break;
+		n++;
+	}
+	return n;
 }
 
 /* Whether a built-in strategy can move an I/O in direction @read at all. */
@@ -298,15 +336,19 @@ static void mrcore_pool_only(const struct rdma_io_pool *pool,
 	}
 }
 
-/* The one-WR shortcut of a set (struct mrcore_io_set, @one_wr). */
+/* The shortcuts of a set (struct mrcore_io_set, @one_wr, @sges_max). */
 static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
 			       struct mrcore_io_set *set, bool custom)
 {
+	const struct rdma_io_weights *w = &pool->info.weights;
+	const struct rdma_mr_backend_ops *mrs;
 	const struct ib_qp *qp = pool->info.qp;
-	u32 beat;
+	u32 beat, per_wr;
 
 	set->one_wr[0] = 0;
 	set->one_wr[1] = 0;
+	set->sges_max[0] = 0;
+	set->sges_max[1] = 0;
 	set->sges_first[0] = false;
 	set->sges_first[1] = false;
 	/* A vendor's own plans have no known floor: always price them. */
@@ -314,11 +356,16 @@ static void mrcore_pool_one_wr(const struct rdma_io_pool *pool,
 		return;
 	set->sges_first[0] = true;
 	set->sges_first[1] = !pool->info.iwarp;
-	beat = mrcore_sges_beat_mrs(&pool->info.weights,
-				    pool->nr_total ? pool->mr_backend : NULL);
-	set->one_wr[0] = min(beat, max(qp->max_write_sge, 1u));
-	if (!pool->info.iwarp)
-		set->one_wr[1] = min(beat, max(qp->max_read_sge, 1u));
+	mrs = pool->nr_total ? pool->mr_backend : NULL;
+	beat = mrcore_sges_beat_mrs(w, mrs);
+	per_wr = max(qp->max_write_sge, 1u);
+	set->one_wr[0] = min(beat, per_wr);
+	set->sges_max[0] = mrcore_sges_max(w, mrs, per_wr, set->one_wr[0]);
+	if (pool->info.iwarp)
+		return;
+	per_wr = max(qp->max_read_sge, 1u);
+	set->one_wr[1] = min(beat, per_wr);
+	set->sges_max[1] = mrcore_sges_max(w, mrs, per_wr, set->one_wr[1]);
 }
 
 /*
