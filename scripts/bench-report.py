@@ -24,6 +24,7 @@ not a failure: the figures are what they are.
 """
 
 import json
+import math
 import os
 import re
 import sys
@@ -128,6 +129,46 @@ def table(rows):
     return out
 
 
+def same_chain(m, w):
+    """Both post the same WRs and MRs per I/O."""
+    return (m['wrs_per_io'] == w['wrs_per_io'] and
+            m['mrs_per_io'] == w['mrs_per_io'])
+
+
+def geomeans(pairs):
+    """The geometric mean of the ops/s ratios per device; misses counted."""
+    missed = 0
+    for dev in sorted({k[0] for k, _, _, _ in pairs}):
+        rts = [rt for k, _, _, rt in pairs if k[0] == dev and rt > 0]
+        same = [rt for k, m, w, rt in pairs
+                if k[0] == dev and rt > 0 and same_chain(m, w)]
+        if not rts:
+            continue
+        g = math.exp(sum(math.log(x) for x in rts) / len(rts))
+        gs = (math.exp(sum(math.log(x) for x in same) / len(same))
+              if same else float('nan'))
+        missed += g < 1.0
+        print('bench: target: geometric mean of ops/s ratios on %s >= 1.0: '
+              '%s: %.3f over %d rows (%.3f over its %d same-chain rows)' %
+              (dev, 'met' if g >= 1.0 else 'MISSED', g, len(rts), gs,
+               len(same)))
+    return missed
+
+
+def cpu_target(pairs):
+    """CPU ns per I/O at most rdma_rw's on every same-chain row."""
+    same = [(k, m, w) for k, m, w, _ in pairs if same_chain(m, w)]
+    above = [(k, m, w) for k, m, w in same
+             if m['cpu_ns_per_io'] > w['cpu_ns_per_io']]
+    print('bench: target: mrcore CPU ns/IO <= rdma_rw CPU ns/IO where both '
+          'post the same chain: %d of %d rows' % (len(same) - len(above),
+                                                  len(same)))
+    for k, m, w in above:
+        print('bench:   MISSED %s %s %s qd%d qps%d: %d > %d ns' %
+              (k + (m['cpu_ns_per_io'], w['cpu_ns_per_io'])))
+    return len(above)
+
+
 def targets(pairs, rows, limit):
     """Print every row that misses a target; return the count missed."""
     missed = 0
@@ -141,8 +182,7 @@ def targets(pairs, rows, limit):
         # Overlapping run ranges: the runs do not tell the two apart.
         mr, wr = m.get('runs_ops_per_s', []), w.get('runs_ops_per_s', [])
         overlap = bool(mr and wr and max(mr) >= min(wr))
-        same = (m['wrs_per_io'] == w['wrs_per_io'] and
-                m['mrs_per_io'] == w['mrs_per_io'])
+        same = same_chain(m, w)
         print('bench:   MISSED %s %s %s qd%d qps%d: ratio %.3f; runs %s vs '
               '%s (%s); chain %s %.2f WRs vs %s %.2f WRs%s; CPU %d vs %d ns' %
               (k + (rt, mr, wr, 'ranges overlap' if overlap else
@@ -156,6 +196,7 @@ def targets(pairs, rows, limit):
         print('bench:   MISSED %s %s %s qd%d qps%d: %.2f > %.2f' %
               (k + (a, b)))
     missed += len(slower) + len(more_wrs)
+    missed += geomeans(pairs) + cpu_target(pairs)
     for dev in sorted({r['device'] for r in rows}):
         lim = [x for x in limit if x['device'] == dev and x['dir'] == 'READ'
                and x['size'] == 1048576]
