@@ -1157,11 +1157,23 @@ mrcore_io_link(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 	return first;
 }
 
+/*
+ * A WRITE I/O on a mrcore_dev_unsignaled_zcopy() device, a WR chained after
+ * it: every WRITE of an I/O of several WRs was signaled at init, so only the
+ * lone WRITE of the one-entry shortcut (mrcore_io_init_one()) is left, and
+ * the chained WR takes the I/O's completion.
+ */
 static noinline struct ib_send_wr *
 mrcore_io_link_signaled(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 			struct ib_send_wr *chain_wr)
 {
-	mrcore_io_signal_writes(ctx);
+	struct ib_send_wr *last = ctx->last;
+
+	if (last->opcode == IB_WR_RDMA_WRITE &&
+	    !(last->send_flags & IB_SEND_SIGNALED)) {
+		last->send_flags |= IB_SEND_SIGNALED;
+		last->wr_cqe = &mrcore_io_write_cqe;
+	}
 	return mrcore_io_link(ctx, cqe, chain_wr);
 }
 

@@ -17,6 +17,10 @@ MRCORE-PERFTEST-BEGIN/END), writes OUTDIR/results.json:
 table line per row with the ratio mrcore / rdma_rw, checks the targets of
 the benchmark, and draws OUTDIR/throughput.png.
 
+An A/A run (MRCORE_BENCH_AA=1) has rdma_rw on both sides, the first named
+rdma_rw.aa: its table and targets are those of a normal run with rdma_rw.aa
+in mrcore's place, and every ratio is the bench's own noise.
+
 Exit status 1 when the run itself failed: the guest timed out or did not
 finish, a row reported an error or a failed data check, a perftest run gave
 no figure, or the kernel reported a problem.  A missed target is reported,
@@ -34,6 +38,8 @@ from guestlib import guest_run, report_reports
 SHAPES = ['1_page', '8_pages', '32_pages', '256_pages', '64k_contig',
           '1m_contig']
 MIB = 1048576 / 1e6
+# The first side of an A/A run: rdma_rw again (kunit/bench/main.c, aa=1).
+AA = 'rdma_rw.aa'
 
 
 def parse_rows(console):
@@ -111,7 +117,7 @@ def table(rows):
     for k in sorted(pairs, key=lambda k: key({'device': k[0], 'dir': k[1],
                                               'shape': k[2], 'qd': k[3],
                                               'qps': k[4]})):
-        m = pairs[k].get('mrcore')
+        m = pairs[k].get('mrcore') or pairs[k].get(AA)
         w = pairs[k].get('rdma_rw')
         if not m or not w:
             continue
@@ -135,6 +141,13 @@ def same_chain(m, w):
             m['mrs_per_io'] == w['mrs_per_io'])
 
 
+def geomean(xs):
+    """The geometric mean of positive @xs; NaN for none."""
+    if not xs:
+        return float('nan')
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
 def geomeans(pairs):
     """The geometric mean of the ops/s ratios per device; misses counted."""
     missed = 0
@@ -144,9 +157,7 @@ def geomeans(pairs):
                 if k[0] == dev and rt > 0 and same_chain(m, w)]
         if not rts:
             continue
-        g = math.exp(sum(math.log(x) for x in rts) / len(rts))
-        gs = (math.exp(sum(math.log(x) for x in same) / len(same))
-              if same else float('nan'))
+        g, gs = geomean(rts), geomean(same)
         missed += g < 1.0
         print('bench: target: geometric mean of ops/s ratios on %s >= 1.0: '
               '%s: %.3f over %d rows (%.3f over its %d same-chain rows)' %
@@ -201,7 +212,7 @@ def targets(pairs, rows, limit):
         lim = [x for x in limit if x['device'] == dev and x['dir'] == 'READ'
                and x['size'] == 1048576]
         best = [r for r in rows if r['device'] == dev and r['dir'] == 'READ'
-                and r['shape'] == '1m_contig' and r['impl'] == 'mrcore']
+                and r['shape'] == '1m_contig' and r['impl'] in ('mrcore', AA)]
         if not lim or not best or lim[0]['mb_per_s'] <= 0:
             print('bench: target: 1 MiB READ on %s vs ib_read_bw: no figure'
                   % dev)
@@ -227,13 +238,14 @@ def plot(rows, limit, path):
         print('bench: python3-matplotlib missing (scripts/deps.sh): no plot')
         return False
     combos = sorted({(r['device'], r['dir']) for r in rows})
+    first = AA if any(r['impl'] == AA for r in rows) else 'mrcore'
     if not combos:
         return False
     fig, axes = plt.subplots(len(combos), 1, figsize=(10, 3.6 * len(combos)),
                              squeeze=False)
     for ax, (dev, op) in zip(axes[:, 0], combos):
         xs = list(range(len(SHAPES)))
-        for i, impl in enumerate(('mrcore', 'rdma_rw')):
+        for i, impl in enumerate((first, 'rdma_rw')):
             ys = []
             for s in SHAPES:
                 v = [r['mb_per_s'] for r in rows if r['device'] == dev and
@@ -289,11 +301,13 @@ def main():
     if not rows:
         problems.append('no benchmark rows')
     report_reports(console, problems)
+    aa = any(r['impl'] == AA for r in rows)
 
     path = os.path.join(out, 'results.json')
     with open(path, 'w') as f:
         json.dump({'mode': os.environ.get('MRCORE_BENCH_MODE', 'wallclock'),
-                   'rows': rows, 'limit': limit}, f, indent=1)
+                   'vcpus': int(os.environ.get('MRCORE_BENCH_VCPUS', '0')),
+                   'aa': aa, 'rows': rows, 'limit': limit}, f, indent=1)
         f.write('\n')
 
     print('bench: device limit (perftest -R, MB/s = 10^6 B/s):')
@@ -301,6 +315,9 @@ def main():
         print('bench:   %s %-5s %8d B: %9.2f MB/s' %
               (lim['device'], lim['dir'], lim['size'], lim['mb_per_s']))
     print()
+    if aa:
+        print('bench: A/A run: rdma_rw on both sides ("m" is rdma_rw.aa); '
+              'every ratio below is the bench\'s own noise')
     pairs = table(rows)
     missed = targets(pairs, rows, limit)
     png = os.path.join(out, 'throughput.png')

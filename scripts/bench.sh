@@ -24,6 +24,9 @@
 #   MRCORE_BENCH_PERFTEST_SECS  each perftest run, s (5; perftest measures
 #                            the middle half, so at least 4)
 #   MRCORE_BENCH_OUT         output directory (build/bench)
+#   MRCORE_BENCH_AA          1: an A/A run, rdma_rw on both sides (the first
+#                            named rdma_rw.aa), whose ratios measure the
+#                            bench's own noise (0)
 # A quick smoke run: MRCORE_BENCH_ROW_MS=200 MRCORE_BENCH_ROUNDS=1 make bench
 set -euo pipefail
 
@@ -69,16 +72,34 @@ if [ -n "${MRCORE_BENCH_FILTER:-}" ]; then
 	esac
 	append="$append mrcore_bench.filter=$MRCORE_BENCH_FILTER"
 fi
+case ${MRCORE_BENCH_AA:-0} in
+0) ;;
+1) append="$append mrcore_bench.aa=1" ;;
+*)
+	echo "bench: MRCORE_BENCH_AA is 0 or 1" >&2
+	exit 2
+	;;
+esac
+export MRCORE_BENCH_AA=${MRCORE_BENCH_AA:-0}
 
 # icount (the default): single-threaded TCG whose guest clock advances by
 # instructions executed (-icount shift=1,sleep=off), so rates measure the
 # guest's work, not the host's load; wallclock: multi-threaded TCG on real
 # time, as before.
+#
+# icount runs one vCPU unless MRCORE_QEMU_SMP says otherwise.  Single-
+# threaded TCG runs the vCPUs in turn anyway, and with two of them the
+# kthreads of 4 QPs, the CQ work and the soft RDMA drivers' workers land
+# on them in an order that changes from run to run: on the 72 four-QP rows
+# of 2026-12-03, a row's 3 runs spread by a median of 1.019x (at most
+# 1.337x) on 2 vCPUs and by 1.0045x (at most 1.080x) on one, with every
+# other figure (WRs, CPU ns, the geometric means) unchanged.
 mode=${MRCORE_BENCH_MODE:-icount}
 case $mode in
 icount)
 	export MRCORE_QEMU_ACCEL=${MRCORE_QEMU_ACCEL:-tcg}
 	export MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -icount shift=1,sleep=off"
+	export MRCORE_QEMU_SMP=${MRCORE_QEMU_SMP:-1}
 	;;
 wallclock) ;;
 *)
@@ -88,10 +109,11 @@ wallclock) ;;
 esac
 export MRCORE_BENCH_MODE=$mode
 
-# The vCPUs qemu-run.sh gives the guest: MRCORE_QEMU_SMP, else the host's
-# CPUs, at most 4.
+# The vCPUs qemu-run.sh gives the guest: MRCORE_QEMU_SMP (1 in icount
+# mode), else the host's CPUs, at most 4.
 smp=${MRCORE_QEMU_SMP:-$(nproc)}
 [ "$smp" -le 4 ] || smp=4
+export MRCORE_BENCH_VCPUS=$smp
 echo "bench: booting the guest (QEMU TCG, $mode mode, $smp vCPUs): perftest, then"
 echo "bench: mrcore_bench ($row_ms ms x $rounds runs per implementation and row)"
 MRCORE_QEMU_MEM=${MRCORE_QEMU_MEM:-3072} guest_qemu bench \

@@ -45,6 +45,7 @@ extern unsigned int bench_row_ms;
 extern unsigned int bench_rounds;
 extern unsigned int bench_cpu_ms;
 extern char *bench_filter;
+extern bool bench_aa;
 
 /* Rows printed and rows failed, for the last line of the log (main.c). */
 extern unsigned int bench_rows, bench_failed;
@@ -56,6 +57,23 @@ enum bench_impl {
 };
 
 extern const char *const bench_impl_name[BENCH_NR_IMPLS];
+
+/*
+ * The code a slot runs: its own, or rdma_rw on both slots in an A/A run
+ * (aa=1), whose ratios then measure the bench itself, not a difference
+ * between implementations.
+ */
+static inline enum bench_impl bench_code(enum bench_impl slot)
+{
+	return bench_aa ? BENCH_RDMA_RW : slot;
+}
+
+/* A slot's name in the rows: "rdma_rw.aa" for the first slot of an A/A run. */
+static inline const char *bench_slot_name(enum bench_impl slot)
+{
+	return bench_aa && slot == BENCH_MRCORE ? "rdma_rw.aa" :
+						  bench_impl_name[slot];
+}
 
 /**
  * struct bench_shape - the local memory of one I/O

@@ -88,6 +88,7 @@ int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	u64 *batch;
 	int ret;
 
+	impl = bench_code(impl);
 	batch = kmalloc_array(BENCH_CPU_BATCHES, sizeof(*batch), GFP_KERNEL);
 	if (!batch)
 		return -ENOMEM;

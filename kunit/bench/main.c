@@ -17,6 +17,10 @@
  * Before its rows, each implementation moves one I/O of each shape and
  * direction, and the data is compared byte for byte.
  *
+ * With aa=1 (an A/A run) both slots run rdma_rw, the first named
+ * "rdma_rw.aa": every difference between the two columns is then the
+ * bench's own noise, the yardstick for the ratios of a normal run.
+ *
  * One line per row and implementation goes to the kernel log, prefixed
  * "mrcore_bench: row: " and holding a JSON object; scripts/bench.sh turns
  * them into build/bench/results.json.
@@ -46,6 +50,10 @@ MODULE_PARM_DESC(cpu_ms, "duration of one init+destroy loop, ms (default 20)");
 char *bench_filter = "*";
 module_param_named(filter, bench_filter, charp, 0444);
 MODULE_PARM_DESC(filter, "glob on device/dir/shape/qdN/qpsN, e.g. \"siw/read/*\" (default *)");
+
+bool bench_aa;
+module_param_named(aa, bench_aa, bool, 0444);
+MODULE_PARM_DESC(aa, "A/A run: both slots run rdma_rw, the first printed as rdma_rw.aa; the ratios show the bench's own noise (default off)");
 
 unsigned int bench_rows, bench_failed;
 
@@ -103,7 +111,7 @@ static int bench_verify(struct bench_dev *d, enum bench_impl impl,
 
 		if (got != bench_pattern(seed, i) && !bad++)
 			pr_err("mrcore_bench: %s %s %s: byte %zu is 0x%02x, want 0x%02x\n",
-			       d->target->name, bench_impl_name[impl],
+			       d->target->name, bench_slot_name(impl),
 			       bench_dir_name(dir), i, got,
 			       bench_pattern(seed, i));
 	}
@@ -171,7 +179,7 @@ static void bench_shape_dir(struct bench_dev *d, const struct bench_shape *sh,
 		verified[k] = !ret;
 		if (ret)
 			pr_err("mrcore_bench: %s %s %s %s: data check failed: %d\n",
-			       d->target->name, bench_impl_name[k],
+			       d->target->name, bench_slot_name(k),
 			       bench_dir_name(dir), sh->name, ret);
 	}
 	for (pi = 0; pi < ARRAY_SIZE(bench_qps); pi++) {
@@ -262,8 +270,9 @@ static int __init mrcore_bench_init(void)
 	bench_rounds = clamp(bench_rounds, 1u, (unsigned int)BENCH_MAX_ROUNDS);
 	bench_row_ms = max(bench_row_ms, 1u);
 	bench_cpu_ms = max(bench_cpu_ms, 1u);
-	pr_info("mrcore_bench: start: row_ms %u, rounds %u, cpu_ms %u, filter %s\n",
-		bench_row_ms, bench_rounds, bench_cpu_ms, bench_filter);
+	pr_info("mrcore_bench: start: row_ms %u, rounds %u, cpu_ms %u, filter %s%s\n",
+		bench_row_ms, bench_rounds, bench_cpu_ms, bench_filter,
+		bench_aa ? ", A/A: rdma_rw on both slots" : "");
 	for (i = 0; i < ARRAY_SIZE(targets); i++)
 		bench_device(targets[i]);
 	pr_info("mrcore_bench: done: %u rows, %u failed\n", bench_rows,

@@ -77,7 +77,7 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 		  dev_name(&d->qps[0].pair->active.device->dev),
 		  d->target->driver_id == RDMA_DRIVER_SIW ? "iWARP" : "RoCEv2",
 		  bench_dir_name(dir), sh->name, bytes, qd, qps,
-		  bench_impl_name[impl], r->backend ? r->backend : "-",
+		  bench_slot_name(impl), r->backend ? r->backend : "-",
 		  r->mixed ? "+" : "", wrs, mrs, posts, ops, mbs,
 		  bench_median(r->cpu_ns, r->nr_cpu), list, r->ios,
 		  r->verified ? "true" : "false", r->err);

@@ -276,7 +276,7 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 	for (i = 0; i < nr_qps; i++) {
 		struct bench_qp *q = &d->qps[i];
 
-		q->impl = impl;
+		q->impl = bench_code(impl);
 		q->dir = dir;
 		q->qd = qd;
 		q->max_ios = max_ios;
