@@ -9,9 +9,11 @@
  * scenario table runs as a READ and as a WRITE, with the backend the cost
  * model picks and with each backend forced that the device can use.  Every
  * buffer holds a pattern of its own (sinks are poisoned); after the I/O
- * both ends are checked byte for byte, with the bytes around them.  One more case shows on the real
- * driver that an iWARP READ sink's key is dead once its READ completed.
- * Flushes and the soak are in io_stress_kunit.c.
+ * both ends are checked byte for byte, with the bytes around them.  One
+ * more case shows on the real driver that an iWARP READ sink's key is dead
+ * once its READ completed, and a table which WRs of a WRITE are signaled,
+ * a reply SEND chained or not.  Flushes and the soak are in
+ * io_stress_kunit.c.
  */
 
 #include <kunit/test.h>
@@ -343,6 +345,148 @@ static void io_sizing(struct kunit *test)
 }
 
 /*
+ * ---- Which WRs of a WRITE are signaled, a reply SEND chained or not ----
+ *
+ * siw sends an unsignaled WR's payload zero-copy from the caller's pages
+ * and TCP may send it again after the I/O completed: there the core
+ * signals every RDMA WRITE of an I/O, each completion its own; on rxe only
+ * the I/O's last WR is, and none when a WR is chained after it (the reply
+ * SEND then carries the completion).  The lone WRITE of a one-entry I/O
+ * is signaled by rdma_io_ctx_wrs(), the WRITEs of a longer one at init:
+ * both paths, each with and without the SEND.  The same cases as the
+ * mirror's SiwTest.EveryWriteOfAnIoIsSignaledOnSiwOnly, on the driver.
+ */
+
+/**
+ * struct io_signal_case - one WRITE of the signaling table
+ * @desc: the case, as KUnit prints it.
+ * @shape: the local memory.
+ * @force: the backend forced, or NULL for the cost model's.
+ * @send: a SEND chained after the I/O.
+ */
+struct io_signal_case {
+	const char *desc;
+	enum mrcore_shape shape;
+	const char *force;
+	bool send;
+};
+
+static const struct io_signal_case io_signal_cases[] = {
+	{ "1_page", SHAPE_1_PAGE, NULL, false },
+	{ "1_page_then_send", SHAPE_1_PAGE, NULL, true },
+	{ "8_pages", SHAPE_8_PAGES, NULL, false },
+	{ "8_pages_then_send", SHAPE_8_PAGES, NULL, true },
+	{ "33_pages_multiread", SHAPE_33_PAGES, "multiread", false },
+	{ "33_pages_multiread_then_send", SHAPE_33_PAGES, "multiread", true },
+};
+
+static void io_signal_desc(const struct io_signal_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(io_signal, io_signal_cases, io_signal_desc);
+
+#define IO_SEED_SIGNAL		0x10007
+
+static void io_write_signals(struct kunit *test)
+{
+	const struct mrcore_e2e_target *target = test->priv;
+	const struct io_signal_case *c = test->param_value;
+	bool siw = target->driver_id == RDMA_DRIVER_SIW;
+	u32 n = 0, writes = 0, signaled = 0, completions;
+	struct ib_send_wr send = {}, *first, *wr, *after;
+	struct ib_recv_wr recv = {};
+	const struct ib_send_wr *bad;
+	struct mrcore_e2e_wait w;
+	struct rdma_io_ctx ctx;
+	struct ib_wc wc = {};
+	struct io_count *cnt;
+	struct keys_recv *r;
+	struct io_fixture f;
+	int wrs, status;
+
+	/* Freed after the pair: no completion comes after its drain. */
+	cnt = kunit_kzalloc(test, sizeof(*cnt), GFP_KERNEL);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cnt);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	cnt->cqe.done = io_count_done;
+	io_fixture_create(test, &f, &mrcore_shapes[c->shape], 1,
+			  MRCORE_E2E_IO_PAGES, c->force);
+	io_fill(&f, false, IO_SEED_SIGNAL);
+	if (c->send) {
+		init_completion(&r->done);
+		r->cqe.done = keys_recv_done;
+		recv.wr_cqe = &r->cqe;
+		KUNIT_ASSERT_EQ(test, 0, ib_post_recv(f.pair->passive.qp, &recv,
+						      NULL));
+	}
+	wrs = io_init(test, &ctx, &f, false, 0, false);
+	KUNIT_ASSERT_GT(test, wrs, 0);
+
+	mrcore_e2e_wait_init(&w);
+	send.opcode = IB_WR_SEND;
+	send.send_flags = IB_SEND_SIGNALED;
+	send.wr_cqe = &w.cqe;
+	after = c->send ? &send : NULL;
+	first = rdma_io_ctx_wrs(&ctx, &w.cqe, after);
+	for (wr = first; wr && wr != after; wr = wr->next, n++) {
+		bool last = wr == ctx.last && !after;
+		bool sig = wr->send_flags & IB_SEND_SIGNALED;
+		bool write = wr->opcode == IB_WR_RDMA_WRITE;
+
+		writes += write;
+		KUNIT_EXPECT_EQ_MSG(test, sig, last || (siw && write),
+				    "WR %u (opcode %d) of %d", n, wr->opcode,
+				    wrs);
+		KUNIT_EXPECT_EQ_MSG(test, wr->wr_cqe == &w.cqe, last,
+				    "WR %u: the I/O's completion entry", n);
+		if (last)
+			continue;
+		/* The core's own entry does nothing: count its completions. */
+		signaled += sig;
+		wr->wr_cqe = &cnt->cqe;
+	}
+	KUNIT_EXPECT_EQ(test, n, (u32)wrs);
+	KUNIT_EXPECT_GT(test, writes, 0);
+	kunit_info(test, "%s: backend %s, %d WRs, %u signaled by the core%s\n",
+		   c->desc, rdma_io_ctx_backend(&ctx), wrs, signaled,
+		   after ? ", then a SEND" : "");
+
+	bad = first;
+	status = ib_post_send(f.pair->active.qp, first, &bad);
+	if (status) {
+		KUNIT_FAIL(test, "ib_post_send() of %d WRs: %d (%s)", wrs,
+			   status, bad == first ? "none taken" : "taken in part");
+		if (bad != first)
+			ib_drain_qp(f.pair->active.qp);
+		rdma_io_ctx_destroy(&ctx, NULL);
+		return;
+	}
+	status = mrcore_e2e_wait_done(&f.pair->active, &w, IO_TIMEOUT_MS);
+	KUNIT_EXPECT_EQ(test, status, IB_WC_SUCCESS);
+	if (after) {
+		unsigned long left;
+
+		left = wait_for_completion_timeout(&r->done,
+						   msecs_to_jiffies(IO_TIMEOUT_MS));
+		KUNIT_EXPECT_GT_MSG(test, left, 0, "the chained SEND never arrived");
+		KUNIT_EXPECT_EQ(test, r->wc.status, IB_WC_SUCCESS);
+	}
+	/* In order on one CQ: the earlier WRs' completions have come. */
+	completions = atomic_read(&cnt->n) + (status == IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ_MSG(test, completions, 1 + signaled,
+			    "one completion for the I/O, one per WR the core signaled");
+	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
+	rdma_io_ctx_destroy(&ctx, status < 0 ? NULL : &wc);
+	mrcore_e2e_expect_data(test, &f.owner->buf, 0, f.l->len, IO_SEED_SIGNAL,
+			       "owner WRITE sink");
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+			rdma_io_pool_size(f.pool));
+}
+
+/*
  * The shapes of the tables with an entry per page, the worst an I/O of
  * that many pages can be (rdma_io_max_send_wr()'s @max_pages), and 1024
  * such pages: as many as the largest I/O of the tables spans.
@@ -664,6 +808,7 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 static struct kunit_case io_rxe_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_rxe_gen_params),
 	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_rxe_gen_params),
+	KUNIT_CASE_PARAM(io_write_signals, io_signal_gen_params),
 	{}
 };
 
@@ -671,6 +816,7 @@ static struct kunit_case io_rxe_cases[] = {
 static struct kunit_case io_siw_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_siw_gen_params),
 	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_siw_gen_params),
+	KUNIT_CASE_PARAM(io_write_signals, io_signal_gen_params),
 	KUNIT_CASE(io_iwarp_sink_key_dies),
 	{}
 };
