@@ -141,6 +141,16 @@ def same_chain(m, w):
             m['mrs_per_io'] == w['mrs_per_io'])
 
 
+def cpu_share(m, w):
+    """
+    The guest time mrcore's CPU cost per I/O saves (or spends) against
+    rdma_rw's, in percent, at rdma_rw's rate: with one vCPU in icount mode
+    every guest ns is an instruction run, so this bounds what the CPU cost
+    alone can move the ops/s ratio by.
+    """
+    return (w['cpu_ns_per_io'] - m['cpu_ns_per_io']) * w['ops_per_s'] / 1e7
+
+
 def geomean(xs):
     """The geometric mean of positive @xs; NaN for none."""
     if not xs:
@@ -195,12 +205,15 @@ def targets(pairs, rows, limit):
         overlap = bool(mr and wr and max(mr) >= min(wr))
         same = same_chain(m, w)
         print('bench:   MISSED %s %s %s qd%d qps%d: ratio %.3f; runs %s vs '
-              '%s (%s); chain %s %.2f WRs vs %s %.2f WRs%s; CPU %d vs %d ns' %
+              '%s (%s); chain %s %.2f WRs vs %s %.2f WRs%s; CPU %d vs %d ns'
+              '%s' %
               (k + (rt, mr, wr, 'ranges overlap' if overlap else
                     'ranges apart', m['backend'], m['wrs_per_io'],
                     w['backend'], w['wrs_per_io'],
                     ' (same WR count)' if same else '',
-                    m['cpu_ns_per_io'], w['cpu_ns_per_io'])))
+                    m['cpu_ns_per_io'], w['cpu_ns_per_io'],
+                    ' (%+.3f%% of the time)' % cpu_share(m, w)
+                    if same else '')))
     print('bench: target: mrcore WRs/IO <= rdma_rw WRs/IO: %d of %d rows' %
           (len(pairs) - len(more_wrs), len(pairs)))
     for k, a, b in more_wrs:

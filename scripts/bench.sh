@@ -14,8 +14,9 @@
 #   3. writes build/bench/results.json, prints the table with the ratio
 #      mrcore / rdma_rw per row, draws build/bench/throughput.png.
 #
-# Environment (defaults size the whole run to about 28 minutes: 144 rows in
-# icount mode took 1,652 s on 2026-12-02, the bench kernel already built):
+# Environment (defaults size the whole run to about 14 minutes: 144 rows in
+# icount mode on one vCPU took 823 s on 2026-12-03, the bench kernel
+# already built):
 #   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (600)
 #   MRCORE_BENCH_ROUNDS      runs per implementation and row (3)
 #   MRCORE_BENCH_CPU_MS      one init+destroy loop, ms (20)
