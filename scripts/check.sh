@@ -31,6 +31,9 @@ steps=(
 	"mirror|scripts/mirror.sh"
 	"fuzz|scripts/fuzz.sh"
 	"soak|scripts/soak.sh"
+	# every planted bug of make mutants still applies to the code (the
+	# patches only, no build: make mutants runs them)
+	"mutants|scripts/mutants.sh --check"
 	# mrcore against ib_core's rdma_rw in the mirror: a few rows, data
 	# verified, no thresholds (make bench-vs-rw for the table)
 	"bench-vs-rw|scripts/bench-vs-rw.sh --smoke"
