@@ -40,9 +40,39 @@ def read_lines(path):
     return [l.rstrip('\r') for l in data.replace('\r\n', '\n').split('\n')]
 
 
-def kernel_reports(console):
+# A frame of the project's code in a report's stacks: its modules' tag,
+# or a function of its API or core (the modules may be built in).
+OURS = re.compile(r'\[(rdma_mrcore|mrcore_\w+)\]|\b(mrcore_|rdma_io_|rdma_mr_)\w*\+0x')
+
+
+def kcsan_reports(console):
+    """[(line number, title, ours)] of every "BUG: KCSAN:" report: ours when
+    a frame of either stack is the project's (OURS)."""
     found = []
     for i, line in enumerate(console):
+        m = re.search(r'BUG: KCSAN: (.*)', line)
+        if not m:
+            continue
+        ours = False
+        for nxt in console[i + 1:i + 120]:
+            if re.search(r'={20}|BUG: KCSAN:', nxt):
+                break
+            ours |= bool(OURS.search(nxt))
+        found.append((i + 1, m.group(1).strip(), ours))
+    return found
+
+
+def kernel_reports(console):
+    """Every line of BAD; with MRCORE_KCSAN_OURS_ONLY=1 (make kcsan), a KCSAN
+    report without a frame of ours is left to scripts/kcsan.sh, which lists
+    it apart."""
+    foreign = set()
+    if os.environ.get('MRCORE_KCSAN_OURS_ONLY') == '1':
+        foreign = {n for n, _, ours in kcsan_reports(console) if not ours}
+    found = []
+    for i, line in enumerate(console):
+        if i + 1 in foreign:
+            continue
         for rx, what in BAD:
             if rx.search(line):
                 found.append((i + 1, what, line.strip()))

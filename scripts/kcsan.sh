@@ -32,15 +32,25 @@ guest_start kcsan "${MRCORE_KCSAN_OUT:-$TOP/build/kcsan}"
 read -r -a globs <<<"${MRCORE_KCSAN_GLOBS:-mrcore_flush_* mrcore_soak_* mrcore_stress_* mrcore_removal_*}"
 params="mrcore_io_e2e.stress_ios=${MRCORE_KCSAN_STRESS_IOS:-2048}"
 params+=" mrcore_io_e2e.soak_ios=${MRCORE_KCSAN_SOAK_IOS:-1000}"
+# No PS/2 ports: the guest has no use for QEMU's i8042 keyboard, whose
+# driver races with itself at boot (once, 2026-12-03: "data-race in
+# ps2_do_sendbyte / ps2_interrupt", 15 s into a boot), a report that is
+# the input layer's, not ours, and would fail the run.
+params+=" i8042.nokbd i8042.noaux"
 
 export MRCORE_KERNEL_FLAVOUR=kcsan
 export MRCORE_QEMU_SMP=4
+# A KCSAN report fails the run when a frame of either stack is ours (our
+# modules, or an rdma_io_/rdma_mr_/mrcore_ function: scripts/guestlib.py,
+# OURS); a race of the rest of the kernel (TCP, cgroups, input, ...) is
+# listed apart and counted, but is upstream's to fix.
+export MRCORE_KCSAN_OURS_ONLY=1
 
 guest_kdir
 guest_unbuilt "the KCSAN kernel is not built yet: building it now (about" \
 	"20 min on 2 cores, once; cached in $KDIR)"
 
-pass=0 fail=0 n=0 reports=0
+pass=0 fail=0 n=0 reports=0 outside=0
 for g in "${globs[@]}"; do
 	case "$g" in
 	*[!A-Za-z0-9_*?.-]*)
@@ -63,17 +73,22 @@ for g in "${globs[@]}"; do
 	# The figures: soak and stress I/O counts, as the cases print them.
 	grep -h 'I/Os verified\|I/Os on [0-9]* threads' "$dir/console.log" 2>/dev/null |
 		sed "s/^.*\] *#* */kcsan: $g: /" || true
-	r=$(grep -c 'BUG: KCSAN' "$dir/console.log" 2>/dev/null || true)
-	r=${r:-0}
-	reports=$((reports + r))
-	if [ "$r" -eq 0 ]; then
-		echo "kcsan: $g: 0 KCSAN reports"
-	else
-		echo "kcsan: $g: $r KCSAN reports, see $dir/console.log:"
-		# One line per distinct pair of functions, for the triage.
-		grep -o 'BUG: KCSAN: .*' "$dir/console.log" | sort | uniq -c |
-			sed 's/^/kcsan:   /'
-	fi
+	# "ours N", "outside M", then one line per report: where, whose, what.
+	triage=$(PYTHONPATH="$TOP/scripts" python3 - "$dir/console.log" <<-'EOF'
+		import sys
+		from guestlib import kcsan_reports, read_lines
+		found = kcsan_reports(read_lines(sys.argv[1]))
+		print('ours %d' % sum(o for _, _, o in found))
+		print('outside %d' % sum(not o for _, _, o in found))
+		for n, title, o in found:
+		    print('  console.log:%d: %s: %s' % (n, 'OURS' if o else 'outside', title))
+	EOF
+	)
+	r=$(sed -n 's/^ours //p' <<<"$triage")
+	x=$(sed -n 's/^outside //p' <<<"$triage")
+	reports=$((reports + r)) outside=$((outside + x))
+	echo "kcsan: $g: $r KCSAN reports of ours, $x outside the project's code"
+	grep '^  ' <<<"$triage" | sed "s|^|kcsan: $dir/|" || true
 done
-echo "kcsan: $pass passed, $fail failed, $reports KCSAN reports"
+echo "kcsan: $pass passed, $fail failed, $reports KCSAN reports (and $outside outside the project's code)"
 [ "$fail" -eq 0 ] && [ "$reports" -eq 0 ]
