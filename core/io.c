@@ -1004,18 +1004,22 @@ static struct ib_cqe mrcore_io_write_cqe = {
  * completion per WR.  The WR that ends the I/O gets the caller's entry in
  * rdma_io_ctx_wrs() unless a WR is chained after it.
  */
+static __always_inline void mrcore_io_signal_write(struct ib_send_wr *wr)
+{
+	if (wr->opcode != IB_WR_RDMA_WRITE ||
+	    (wr->send_flags & IB_SEND_SIGNALED))
+		return;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	wr->wr_cqe = &mrcore_io_write_cqe;
+}
+
 static noinline void mrcore_io_signal_writes(struct rdma_io_ctx *ctx)
 {
 	struct ib_send_wr *wr = ctx->first;
 	u32 n;
 
-	for (n = 0; wr && n < ctx->nr_wrs; wr = wr->next, n++) {
-		if (wr->opcode != IB_WR_RDMA_WRITE ||
-		    (wr->send_flags & IB_SEND_SIGNALED))
-			continue;
-		wr->send_flags |= IB_SEND_SIGNALED;
-		wr->wr_cqe = &mrcore_io_write_cqe;
-	}
+	for (n = 0; wr && n < ctx->nr_wrs; wr = wr->next, n++)
+		mrcore_io_signal_write(wr);
 }
 
 /* An init that failed after mapping: nothing built, the mapping undone. */
@@ -1167,13 +1171,7 @@ static noinline struct ib_send_wr *
 mrcore_io_link_signaled(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 			struct ib_send_wr *chain_wr)
 {
-	struct ib_send_wr *last = ctx->last;
-
-	if (last->opcode == IB_WR_RDMA_WRITE &&
-	    !(last->send_flags & IB_SEND_SIGNALED)) {
-		last->send_flags |= IB_SEND_SIGNALED;
-		last->wr_cqe = &mrcore_io_write_cqe;
-	}
+	mrcore_io_signal_write(ctx->last);
 	return mrcore_io_link(ctx, cqe, chain_wr);
 }
 

@@ -242,7 +242,7 @@ def targets(pairs, rows, limit):
     return missed
 
 
-def plot(rows, limit, path):
+def plot(rows, limit, path, first):
     try:
         import matplotlib
         matplotlib.use('Agg')
@@ -251,7 +251,6 @@ def plot(rows, limit, path):
         print('bench: python3-matplotlib missing (scripts/deps.sh): no plot')
         return False
     combos = sorted({(r['device'], r['dir']) for r in rows})
-    first = AA if any(r['impl'] == AA for r in rows) else 'mrcore'
     if not combos:
         return False
     fig, axes = plt.subplots(len(combos), 1, figsize=(10, 3.6 * len(combos)),
@@ -334,7 +333,7 @@ def main():
     pairs = table(rows)
     missed = targets(pairs, rows, limit)
     png = os.path.join(out, 'throughput.png')
-    if plot(rows, limit, png):
+    if plot(rows, limit, png, AA if aa else 'mrcore'):
         print('bench: plot %s' % png)
     print('bench: results %s, console %s' %
           (path, os.path.join(out, 'console.log')))
