@@ -33,7 +33,7 @@
 #define BENCH_RD_ATOM		128
 #define BENCH_STALL_MS		30000
 #define BENCH_TIMEOUT_MS	30000
-#define BENCH_MIN_WINDOW_IOS	2
+#define BENCH_MIN_WINDOW_IOS	64
 #define BENCH_OVERRUN_NS	(10ULL * NSEC_PER_SEC)
 #define BENCH_LINE		1024
 #define BENCH_SETTLE_MS		50
@@ -116,7 +116,6 @@ struct bench_qp;
  * @cqe: completion entry of the I/O's last WR.
  * @entry: on the QP's list of completed slots.
  * @status: the completion's status.
- * @done_ns: when the completion was seen.
  * @mem: the local memory, the same for both implementations.
  * @io: rdma-mrcore's context.
  * @rw: ib_core's context.
@@ -129,7 +128,6 @@ struct bench_slot {
 	struct ib_cqe cqe;
 	struct list_head entry;
 	enum ib_wc_status status;
-	u64 done_ns;
 	struct bench_mem mem;
 	struct rdma_io_ctx io;
 	struct rdma_rw_ctx rw;
@@ -144,9 +142,6 @@ struct bench_slot {
  * @wrs: WRs they posted.
  * @mrs: registrations among them.
  * @posts: ib_post_send() calls.
- * @t_first: time of the first completion.
- * @t_stop: when the QP stopped issuing.
- * @window_ios: completions after @t_first up to @t_stop.
  * @backend: the backend (mrcore) or the kind of chain (rdma_rw) of the
  *	first I/O.
  * @mixed: a later I/O used another one.
@@ -156,11 +151,37 @@ struct bench_stats {
 	u64 wrs;
 	u64 mrs;
 	u64 posts;
-	u64 t_first;
-	u64 t_stop;
-	u64 window_ios;
 	const char *backend;
 	bool mixed;
+};
+
+/**
+ * struct bench_window - the measured window of one run, shared by its QPs
+ * @lock: protects the fields below against the CQ callbacks and the
+ *	threads of the run.
+ * @nr_qps: QPs in the run.
+ * @started: those that have had their first completion.
+ * @t_first: when the last of them had it: the window opens there, every QP
+ *	with its queue full.
+ * @t_last: the last completion counted.
+ * @ios: completions counted after @t_first, on all QPs.
+ * @closed: a QP stopped issuing; nothing more is counted and the others
+ *	stop too.
+ *
+ * One window for all QPs, not a rate per QP added up: on one vCPU the QPs
+ * share the CPU, and a QP whose own window began before the others' or
+ * ended after them would count a stretch where it ran alone.  The rate is
+ * @ios over @t_last - @t_first, from completion to completion, so no part
+ * of an interval between two completions is counted without its I/O.
+ */
+struct bench_window {
+	spinlock_t lock;	/* the CQ callbacks against the threads */
+	unsigned int nr_qps;
+	unsigned int started;
+	u64 t_first;
+	u64 t_last;
+	u64 ios;
+	bool closed;
 };
 
 /**
@@ -186,6 +207,8 @@ struct bench_stats {
  * @run_ns: how long the run lasts.
  * @t0: start of the run.
  * @t_end: when it should end.
+ * @win: the run's window, shared with the run's other QPs.
+ * @started: the run's first completion on this QP has been seen.
  * @st: its measurements.
  * @err: its error, 0 if none.
  * @task: the thread that runs it.
@@ -215,6 +238,8 @@ struct bench_qp {
 	u64 run_ns;
 	u64 t0;
 	u64 t_end;
+	struct bench_window *win;
+	bool started;
 	struct bench_stats st;
 	int err;
 	struct task_struct *task;
@@ -226,11 +251,13 @@ struct bench_qp {
  * @target: the device kind.
  * @qps: %BENCH_MAX_QPS QPs, each of its own pair.
  * @nr_qps: how many are connected.
+ * @win: the window of the run in progress.
  */
 struct bench_dev {
 	const struct mrcore_e2e_target *target;
 	struct bench_qp qps[BENCH_MAX_QPS];
 	unsigned int nr_qps;
+	struct bench_window win;
 };
 
 /**
@@ -276,6 +303,7 @@ int bench_qp_create(struct bench_qp *q, const struct mrcore_e2e_target *t);
 void bench_qp_destroy(struct bench_qp *q);
 
 /* run.c */
+void bench_window_count(struct bench_qp *q, u64 now);
 int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 	      enum dma_data_direction dir, unsigned int qd, u64 run_ns,
 	      u64 max_ios, struct bench_result *r, u64 *mops);

@@ -9,9 +9,9 @@
  * mrcore, ...), each run for a fixed time: every QP keeps its queue depth of
  * I/Os in flight, each I/O is initialized, its WR chain posted with one
  * ib_post_send() and destroyed when its completion arrives.  A run's rate is
- * counted from the first completion to the moment it stops issuing, while
- * the queue is full, so neither the ramp-up nor the drain is measured; the
- * row gives the median of its runs.  Then a loop of init + wrs + destroy
+ * counted over one window for all its QPs, from completion to completion,
+ * while every queue is full, so neither the ramp-up nor the drain is
+ * measured (run.c); the row gives the median of its runs.  Then a loop of init + wrs + destroy
  * without posting gives the CPU cost of each implementation alone.
  *
  * Before its rows, each implementation moves one I/O of each shape and

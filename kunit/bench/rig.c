@@ -60,7 +60,8 @@ static void bench_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	s->status = wc->status;
-	s->done_ns = ktime_get_ns();
+	if (wc->status == IB_WC_SUCCESS)
+		bench_window_count(q, ktime_get_ns());
 	spin_lock_irqsave(&q->lock, flags);
 	list_add_tail(&s->entry, &q->done);
 	spin_unlock_irqrestore(&q->lock, flags);

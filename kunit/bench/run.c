@@ -3,8 +3,9 @@
  * One run of `make bench`: every QP of the run in a thread of its own keeps
  * its queue depth of I/Os in flight (prepare, post the chain with one
  * ib_post_send(), release on completion) until the run's time is up.  The
- * rate is counted from the first completion to the moment the QP stops
- * issuing, while its queue is full.
+ * rate is counted over one window for all QPs (struct bench_window), while
+ * every queue is full: from the first completion of the last QP to have one
+ * to the last completion before the first QP stops issuing.
  */
 
 #include <linux/kthread.h>
@@ -32,31 +33,74 @@ struct bench_loop {
 	bool flushed;
 };
 
-/* Stop issuing: time is up, or the I/Os in flight will take the rest. */
+/*
+ * Count a successful completion in the run's window (the CQ callback).  The
+ * window opens at the first completion of the last QP to have one, so that
+ * every QP has its queue full in it, and closes when a QP stops issuing.
+ */
+void bench_window_count(struct bench_qp *q, u64 now)
+{
+	struct bench_window *w = q->win;
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (w->closed)
+		goto out;
+	if (!q->started) {
+		q->started = true;
+		if (++w->started == w->nr_qps)
+			w->t_first = now;
+	} else if (w->t_first) {
+		w->ios++;
+		w->t_last = now;
+	}
+out:
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+/*
+ * Stop issuing: another QP stopped, time is up, or the I/Os in flight will
+ * take the rest.  One QP's I/Os in flight, times the run's QPs, estimate
+ * those of the run: they all keep the same queue depth.
+ */
 static bool bench_should_stop(struct bench_qp *q, u64 now, u32 inflight)
 {
-	u64 per_io, drain;
+	struct bench_window *w = q->win;
+	u64 ios, t_first, t_last, drain;
+	unsigned long flags;
+	bool closed;
 
 	if (q->max_ios)
 		return q->st.ios + inflight >= q->max_ios;
-	if (now >= q->t_end + BENCH_OVERRUN_NS)
+	spin_lock_irqsave(&w->lock, flags);
+	closed = w->closed;
+	ios = w->ios;
+	t_first = w->t_first;
+	t_last = w->t_last;
+	spin_unlock_irqrestore(&w->lock, flags);
+
+	if (closed || now >= q->t_end + BENCH_OVERRUN_NS)
 		return true;
-	if (q->st.window_ios < BENCH_MIN_WINDOW_IOS)
+	if (ios < BENCH_MIN_WINDOW_IOS)
 		return false;
 	if (now >= q->t_end)
 		return true;
 	/* Keep at least half of the run for the measured window. */
 	if (now - q->t0 < (q->t_end - q->t0) / 2)
 		return false;
-	per_io = div64_u64(now - q->st.t_first, q->st.window_ios);
-	drain = per_io * inflight;
+	drain = div64_u64((t_last - t_first) * inflight * w->nr_qps, ios);
 	return now + drain >= q->t_end;
 }
 
-static void bench_stop(struct bench_qp *q, struct bench_loop *l, u64 now)
+/* This QP issues no more I/Os, and the run's window is closed. */
+static void bench_stop(struct bench_qp *q, struct bench_loop *l)
 {
+	unsigned long flags;
+
 	l->stopping = true;
-	q->st.t_stop = now;
+	spin_lock_irqsave(&q->win->lock, flags);
+	q->win->closed = true;
+	spin_unlock_irqrestore(&q->win->lock, flags);
 }
 
 /* Fail the QP so that everything in flight completes (flushed). */
@@ -84,10 +128,6 @@ static void bench_completed(struct bench_qp *q, struct bench_slot *s)
 	st->ios++;
 	st->wrs += s->wrs;
 	st->mrs += s->mrs;
-	if (!st->t_first)
-		st->t_first = s->done_ns;
-	else if (!st->t_stop || s->done_ns <= st->t_stop)
-		st->window_ios++;
 }
 
 /* Release the slots the CQ callback has completed since the last call. */
@@ -110,7 +150,7 @@ static void bench_reap(struct bench_qp *q, struct bench_loop *l)
 }
 
 /* Prepare an idle slot's I/O; false if it failed and the run stops. */
-static bool bench_take(struct bench_qp *q, struct bench_loop *l, u64 now)
+static bool bench_take(struct bench_qp *q, struct bench_loop *l)
 {
 	const char *backend = NULL;
 	int ret;
@@ -123,7 +163,7 @@ static bool bench_take(struct bench_qp *q, struct bench_loop *l, u64 now)
 		q->err = ret;
 		l->idle[l->nr_idle++] = l->pending;
 		l->pending = NULL;
-		bench_stop(q, l, now);
+		bench_stop(q, l);
 		return false;
 	}
 	bench_account(q, backend);
@@ -135,7 +175,7 @@ static bool bench_take(struct bench_qp *q, struct bench_loop *l, u64 now)
  * false when nothing more is to be posted now: no room, the run's last I/O,
  * or a failed post (the run stops).
  */
-static bool bench_post(struct bench_qp *q, struct bench_loop *l, u64 now)
+static bool bench_post(struct bench_qp *q, struct bench_loop *l)
 {
 	const struct ib_send_wr *bad = NULL;
 	int ret;
@@ -143,7 +183,7 @@ static bool bench_post(struct bench_qp *q, struct bench_loop *l, u64 now)
 	if (q->sq_used + l->pending->wrs > q->sq_size) {
 		if (!l->inflight) {
 			q->err = -ENOSPC;
-			bench_stop(q, l, now);
+			bench_stop(q, l);
 		}
 		return false;
 	}
@@ -153,7 +193,7 @@ static bool bench_post(struct bench_qp *q, struct bench_loop *l, u64 now)
 		pr_err("mrcore_bench: %s %s: ib_post_send: %d\n",
 		       bench_impl_name[q->impl], bench_dir_name(q->dir), ret);
 		q->err = ret;
-		bench_stop(q, l, now);
+		bench_stop(q, l);
 		if (bad == l->first)
 			return false;	/* nothing posted: released below */
 		/*
@@ -172,12 +212,12 @@ static bool bench_post(struct bench_qp *q, struct bench_loop *l, u64 now)
 }
 
 /* Fill the queue depth; a stopping run gives back what it did not post. */
-static void bench_issue(struct bench_qp *q, struct bench_loop *l, u64 now)
+static void bench_issue(struct bench_qp *q, struct bench_loop *l)
 {
 	while (!l->stopping && (l->pending || l->nr_idle)) {
-		if (!l->pending && !bench_take(q, l, now))
+		if (!l->pending && !bench_take(q, l))
 			break;
-		if (!bench_post(q, l, now))
+		if (!bench_post(q, l))
 			break;
 	}
 	if (l->stopping && l->pending) {
@@ -207,9 +247,7 @@ static void bench_wait(struct bench_qp *q, struct bench_loop *l)
 	       bench_impl_name[q->impl], bench_dir_name(q->dir),
 	       BENCH_STALL_MS, l->inflight);
 	q->err = -ETIMEDOUT;
-	l->stopping = true;
-	if (!q->st.t_stop)
-		q->st.t_stop = ktime_get_ns();
+	bench_stop(q, l);
 	bench_flush(q);
 	l->flushed = true;
 }
@@ -233,8 +271,8 @@ static int bench_run_qp(void *data)
 		now = ktime_get_ns();
 		if (!l.stopping &&
 		    (q->err || bench_should_stop(q, now, l.inflight)))
-			bench_stop(q, &l, now);
-		bench_issue(q, &l, now);
+			bench_stop(q, &l);
+		bench_issue(q, &l);
 		if (!l.inflight && (l.stopping || q->err))
 			break;
 		bench_wait(q, &l);
@@ -243,8 +281,8 @@ static int bench_run_qp(void *data)
 	return 0;
 }
 
-/* Add one QP's run to @r; returns its ops/s, in thousandths. */
-static u64 bench_add(struct bench_result *r, const struct bench_stats *st)
+/* Add one QP's run to @r. */
+static void bench_add(struct bench_result *r, const struct bench_stats *st)
 {
 	r->ios += st->ios;
 	r->wrs += st->wrs;
@@ -255,24 +293,25 @@ static u64 bench_add(struct bench_result *r, const struct bench_stats *st)
 	else if (st->backend && strcmp(st->backend, r->backend))
 		r->mixed = true;
 	r->mixed |= st->mixed;
-	if (st->window_ios && st->t_stop > st->t_first)
-		return div64_u64(st->window_ios * NSEC_PER_SEC * 1000,
-				 st->t_stop - st->t_first);
-	return 0;
 }
 
 /*
  * One run: every QP of @qps runs @impl in its own thread at once.  Returns
- * the ops/s of all QPs together, in thousandths, and adds to @r.
+ * the ops/s of all QPs together over the run's window, in thousandths (0
+ * if it counted no I/O), and adds to @r.
  */
 int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 	      enum dma_data_direction dir, unsigned int qd, u64 run_ns,
 	      u64 max_ios, struct bench_result *r, u64 *mops)
 {
+	struct bench_window *w = &d->win;
 	unsigned int i;
 	int err = 0;
 
 	*mops = 0;
+	memset(w, 0, sizeof(*w));
+	spin_lock_init(&w->lock);
+	w->nr_qps = nr_qps;
 	for (i = 0; i < nr_qps; i++) {
 		struct bench_qp *q = &d->qps[i];
 
@@ -282,12 +321,17 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 		q->max_ios = max_ios;
 		q->run_ns = run_ns;
 		q->err = 0;
+		q->win = w;
+		q->started = false;
 		memset(&q->st, 0, sizeof(q->st));
 		init_completion(&q->finished);
 		q->task = kthread_run(bench_run_qp, q, "mrcore_bench/%u", i);
 		if (IS_ERR(q->task)) {
 			err = PTR_ERR(q->task);
-			/* Those started run to their end. */
+			/* Those started stop at once: the window never opens. */
+			spin_lock_irq(&w->lock);
+			w->closed = true;
+			spin_unlock_irq(&w->lock);
 			nr_qps = i;
 			break;
 		}
@@ -298,7 +342,10 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 		wait_for_completion(&q->finished);
 		if (q->err && !err)
 			err = q->err;
-		*mops += bench_add(r, &q->st);
+		bench_add(r, &q->st);
 	}
+	if (w->ios && w->t_last > w->t_first)
+		*mops = div64_u64(w->ios * NSEC_PER_SEC * 1000,
+				  w->t_last - w->t_first);
 	return err;
 }
