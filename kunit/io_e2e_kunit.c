@@ -174,6 +174,54 @@ struct io_tally {
 #define IO_SIZING_TIMEOUT_MS	120000
 
 /*
+ * Give every WR of the chain from @first up to @after (not included) that
+ * does not carry @io_cqe, the I/O's own completion entry, @cnt's counting
+ * one.  Returns the WRs and, among those, the ones the core signaled.
+ */
+static struct io_tally io_count_chain(struct ib_send_wr *first,
+				      const struct ib_send_wr *after,
+				      const struct ib_cqe *io_cqe,
+				      struct io_count *cnt)
+{
+	struct io_tally t = {};
+	struct ib_send_wr *wr;
+
+	cnt->cqe.done = io_count_done;
+	atomic_set(&cnt->n, 0);
+	for (wr = first; wr && wr != after; wr = wr->next) {
+		t.posted++;
+		if (wr->wr_cqe == io_cqe)
+			continue;
+		/* The core's own entry for a signaled WR does nothing. */
+		if (wr->send_flags & IB_SEND_SIGNALED)
+			t.signaled++;
+		wr->wr_cqe = &cnt->cqe;
+	}
+	return t;
+}
+
+/*
+ * Post a chain of @wrs WRs with one ib_post_send(); a refusal fails the
+ * test, and a chain taken in part is drained.  Returns ib_post_send()'s.
+ */
+static int io_post_chain(struct kunit *test, struct mrcore_e2e_side *side,
+			 const struct ib_send_wr *first, u32 wrs)
+{
+	const struct ib_send_wr *bad = first;
+	int ret;
+
+	ret = ib_post_send(side->qp, first, &bad);
+	if (!ret)
+		return 0;
+	/* The queue sized by the helper refused part of the chain. */
+	KUNIT_FAIL(test, "ib_post_send() of %u WRs: %d (%s)", wrs, ret,
+		   bad == first ? "none taken" : "taken in part");
+	if (bad != first)
+		ib_drain_qp(side->qp);
+	return ret;
+}
+
+/*
  * Post @ctx's chain with one ib_post_send(), wait for its last WR and
  * destroy it with that completion.  Completions come in order on one CQ:
  * once the last WR's is in, every earlier WR's that will come has come.
@@ -184,34 +232,15 @@ static struct io_tally io_run_counted(struct kunit *test,
 				      struct io_count *cnt)
 {
 	struct mrcore_e2e_wait w;
-	struct io_tally t = {};
-	struct ib_send_wr *first, *wr;
-	const struct ib_send_wr *bad;
+	struct ib_send_wr *first;
 	struct ib_wc wc = {};
-	int ret;
+	struct io_tally t;
 
 	mrcore_e2e_wait_init(&w);
-	cnt->cqe.done = io_count_done;
-	atomic_set(&cnt->n, 0);
 	first = rdma_io_ctx_wrs(ctx, &w.cqe, NULL);
-	for (wr = first; wr; wr = wr->next) {
-		t.posted++;
-		if (wr->wr_cqe == &w.cqe)
-			continue;
-		/* The core's own entry for a signaled WR does nothing. */
-		if (wr->send_flags & IB_SEND_SIGNALED)
-			t.signaled++;
-		wr->wr_cqe = &cnt->cqe;
-	}
-	bad = first;
-	ret = ib_post_send(side->qp, first, &bad);
-	if (ret) {
-		/* The queue sized by the helper refused part of the chain. */
-		KUNIT_FAIL(test, "ib_post_send() of %u WRs: %d (%s)", t.posted,
-			   ret, bad == first ? "none taken" : "taken in part");
-		if (bad != first)
-			ib_drain_qp(side->qp);
-		t.status = ret;
+	t = io_count_chain(first, NULL, &w.cqe, cnt);
+	t.status = io_post_chain(test, side, first, t.posted);
+	if (t.status) {
 		if (bvec)
 			rdma_io_ctx_destroy_bvec(ctx, NULL);
 		else
@@ -394,16 +423,16 @@ static void io_write_signals(struct kunit *test)
 	const struct mrcore_e2e_target *target = test->priv;
 	const struct io_signal_case *c = test->param_value;
 	bool siw = target->driver_id == RDMA_DRIVER_SIW;
-	u32 n = 0, writes = 0, signaled = 0, completions;
 	struct ib_send_wr send = {}, *first, *wr, *after;
 	struct ib_recv_wr recv = {};
-	const struct ib_send_wr *bad;
+	u32 n = 0, writes = 0, completions;
 	struct mrcore_e2e_wait w;
 	struct rdma_io_ctx ctx;
 	struct ib_wc wc = {};
 	struct io_count *cnt;
 	struct keys_recv *r;
 	struct io_fixture f;
+	struct io_tally t;
 	int wrs, status;
 
 	/* Freed after the pair: no completion comes after its drain. */
@@ -411,7 +440,6 @@ static void io_write_signals(struct kunit *test)
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cnt);
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	cnt->cqe.done = io_count_done;
 	io_fixture_create(test, &f, &mrcore_shapes[c->shape], 1,
 			  MRCORE_E2E_IO_PAGES, c->force);
 	io_fill(&f, false, IO_SEED_SIGNAL);
@@ -442,25 +470,15 @@ static void io_write_signals(struct kunit *test)
 				    wrs);
 		KUNIT_EXPECT_EQ_MSG(test, wr->wr_cqe == &w.cqe, last,
 				    "WR %u: the I/O's completion entry", n);
-		if (last)
-			continue;
-		/* The core's own entry does nothing: count its completions. */
-		signaled += sig;
-		wr->wr_cqe = &cnt->cqe;
 	}
 	KUNIT_EXPECT_EQ(test, n, (u32)wrs);
 	KUNIT_EXPECT_GT(test, writes, 0);
+	t = io_count_chain(first, after, &w.cqe, cnt);
 	kunit_info(test, "%s: backend %s, %d WRs, %u signaled by the core%s\n",
-		   c->desc, rdma_io_ctx_backend(&ctx), wrs, signaled,
+		   c->desc, rdma_io_ctx_backend(&ctx), wrs, t.signaled,
 		   after ? ", then a SEND" : "");
 
-	bad = first;
-	status = ib_post_send(f.pair->active.qp, first, &bad);
-	if (status) {
-		KUNIT_FAIL(test, "ib_post_send() of %d WRs: %d (%s)", wrs,
-			   status, bad == first ? "none taken" : "taken in part");
-		if (bad != first)
-			ib_drain_qp(f.pair->active.qp);
+	if (io_post_chain(test, &f.pair->active, first, t.posted)) {
 		rdma_io_ctx_destroy(&ctx, NULL);
 		return;
 	}
@@ -476,7 +494,7 @@ static void io_write_signals(struct kunit *test)
 	}
 	/* In order on one CQ: the earlier WRs' completions have come. */
 	completions = atomic_read(&cnt->n) + (status == IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ_MSG(test, completions, 1 + signaled,
+	KUNIT_EXPECT_EQ_MSG(test, completions, 1 + t.signaled,
 			    "one completion for the I/O, one per WR the core signaled");
 	wc.status = status < 0 ? IB_WC_GENERAL_ERR : status;
 	rdma_io_ctx_destroy(&ctx, status < 0 ? NULL : &wc);

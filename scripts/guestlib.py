@@ -127,3 +127,22 @@ def guest_run(out, qemu_rc, mode):
         if line.startswith('MRCORE-LOG ERROR'):
             problems.append('guest: ' + line[len('MRCORE-LOG '):])
     return console, results, problems
+
+
+def kcsan_triage(path):
+    """scripts/kcsan.sh's summary of one boot's console: "ours N",
+    "outside M", then one indented line per report (where, whose, what)."""
+    found = kcsan_reports(read_lines(path))
+    lines = ['ours %d' % sum(o for _, _, o in found),
+             'outside %d' % sum(not o for _, _, o in found)]
+    for n, title, ours in found:
+        lines.append('  console.log:%d: %s: %s'
+                     % (n, 'OURS' if ours else 'outside', title))
+    return lines
+
+
+if __name__ == '__main__':
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != 'kcsan-triage':
+        sys.exit('usage: guestlib.py kcsan-triage CONSOLE_LOG')
+    print('\n'.join(kcsan_triage(sys.argv[2])))

@@ -74,16 +74,7 @@ for g in "${globs[@]}"; do
 	grep -h 'I/Os verified\|I/Os on [0-9]* threads' "$dir/console.log" 2>/dev/null |
 		sed "s/^.*\] *#* */kcsan: $g: /" || true
 	# "ours N", "outside M", then one line per report: where, whose, what.
-	triage=$(PYTHONPATH="$TOP/scripts" python3 - "$dir/console.log" <<-'EOF'
-		import sys
-		from guestlib import kcsan_reports, read_lines
-		found = kcsan_reports(read_lines(sys.argv[1]))
-		print('ours %d' % sum(o for _, _, o in found))
-		print('outside %d' % sum(not o for _, _, o in found))
-		for n, title, o in found:
-		    print('  console.log:%d: %s: %s' % (n, 'OURS' if o else 'outside', title))
-	EOF
-	)
+	triage=$(python3 "$TOP/scripts/guestlib.py" kcsan-triage "$dir/console.log")
 	r=$(sed -n 's/^ours //p' <<<"$triage")
 	x=$(sed -n 's/^outside //p' <<<"$triage")
 	reports=$((reports + r)) outside=$((outside + x))

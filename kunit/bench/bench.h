@@ -34,6 +34,8 @@
 #define BENCH_STALL_MS		30000
 #define BENCH_TIMEOUT_MS	30000
 #define BENCH_MIN_WINDOW_IOS	64
+#define BENCH_WINDOW_MAX_IOS	65535	/* then the window closes */
+#define BENCH_WINDOW_UNIT_NS	8	/* of struct bench_window's @t */
 #define BENCH_OVERRUN_NS	(10ULL * NSEC_PER_SEC)
 #define BENCH_LINE		1024
 #define BENCH_SETTLE_MS		50
@@ -163,24 +165,27 @@ struct bench_stats {
  * @started: those that have had their first completion.
  * @t_first: when the last of them had it: the window opens there, every QP
  *	with its queue full.
- * @t_last: the last completion counted.
  * @ios: completions counted after @t_first, on all QPs.
- * @closed: a QP stopped issuing; nothing more is counted and the others
- *	stop too.
+ * @t: when each came, in units of %BENCH_WINDOW_UNIT_NS after @t_first
+ *	(@t[0] is @t_first itself): @ios + 1 entries.
+ * @closed: a QP stopped issuing, or @t is full; nothing more is counted
+ *	and the QPs stop.
  *
  * One window for all QPs, not a rate per QP added up: on one vCPU the QPs
  * share the CPU, and a QP whose own window began before the others' or
  * ended after them would count a stretch where it ran alone.  The rate is
- * @ios over @t_last - @t_first, from completion to completion, so no part
- * of an interval between two completions is counted without its I/O.
+ * the slope of the least-squares line through the completions (n against
+ * time), not the count over the span between the first and the last: the
+ * completions of several QPs come in bursts, and where the window's ends
+ * fall in a burst moved the count by one in some 64 (bench_window_rate()).
  */
 struct bench_window {
 	spinlock_t lock;	/* the CQ callbacks against the threads */
 	unsigned int nr_qps;
 	unsigned int started;
 	u64 t_first;
-	u64 t_last;
-	u64 ios;
+	u32 ios;
+	u32 *t;
 	bool closed;
 };
 
@@ -252,12 +257,14 @@ struct bench_qp {
  * @qps: %BENCH_MAX_QPS QPs, each of its own pair.
  * @nr_qps: how many are connected.
  * @win: the window of the run in progress.
+ * @win_t: its completion times, %BENCH_WINDOW_MAX_IOS + 1 entries.
  */
 struct bench_dev {
 	const struct mrcore_e2e_target *target;
 	struct bench_qp qps[BENCH_MAX_QPS];
 	unsigned int nr_qps;
 	struct bench_window win;
+	u32 *win_t;
 };
 
 /**

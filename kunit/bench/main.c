@@ -232,6 +232,13 @@ static void bench_device(const struct mrcore_e2e_target *t)
 		return;
 	}
 	d->target = t;
+	d->win_t = kvmalloc_array(BENCH_WINDOW_MAX_IOS + 1, sizeof(*d->win_t),
+				  GFP_KERNEL);
+	if (!d->win_t) {
+		kfree(d);
+		bench_failed++;
+		return;
+	}
 	for (i = 0; i < BENCH_MAX_QPS; i++) {
 		ret = bench_qp_create(&d->qps[i], t);
 		if (ret) {
@@ -257,6 +264,7 @@ static void bench_device(const struct mrcore_e2e_target *t)
 	}
 	for (i = 0; i < d->nr_qps; i++)
 		bench_qp_destroy(&d->qps[i]);
+	kvfree(d->win_t);
 	kfree(d);
 }
 

@@ -10,6 +10,7 @@
 
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 
 #include "bench.h"
 
@@ -48,14 +49,47 @@ void bench_window_count(struct bench_qp *q, u64 now)
 		goto out;
 	if (!q->started) {
 		q->started = true;
-		if (++w->started == w->nr_qps)
+		if (++w->started == w->nr_qps) {
 			w->t_first = now;
+			w->t[0] = 0;
+		}
 	} else if (w->t_first) {
-		w->ios++;
-		w->t_last = now;
+		u64 t = div_u64(now - w->t_first, BENCH_WINDOW_UNIT_NS);
+
+		/* Full, or 17 s long: closed, the rate's sums stay in s64. */
+		if (t > S32_MAX) {
+			w->closed = true;
+			goto out;
+		}
+		w->t[++w->ios] = t;
+		w->closed = w->ios == BENCH_WINDOW_MAX_IOS;
 	}
 out:
 	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+/*
+ * The run's rate, in thousandths of ops/s: the least-squares slope of the
+ * window's completion times t_i against i = 0..n-1.  With x_i = 2i - (n-1)
+ * (centered, integer), the time per I/O is 2 * sum(x_i t_i) / sum(x_i^2)
+ * and sum(x_i^2) = (n-1) n (n+1) / 3.  In s64: |x_i| < 2^16 and t_i < 2^31
+ * (bench_window_count() closes the window at 17 s), over 2^16 terms.
+ */
+static u64 bench_window_rate(const struct bench_window *w)
+{
+	u64 n = (u64)w->ios + 1, sxx;
+	s64 sxt = 0;
+	u32 i;
+
+	if (w->ios < 1)
+		return 0;
+	for (i = 0; i <= w->ios; i++)
+		sxt += (s64)(2 * (s64)i - (s64)(n - 1)) * w->t[i];
+	if (sxt <= 0)
+		return 0;
+	sxx = (n - 1) * n * (n + 1) / 3;
+	return mul_u64_u64_div_u64(sxx, NSEC_PER_SEC * 1000,
+				   2 * BENCH_WINDOW_UNIT_NS * (u64)sxt);
 }
 
 /*
@@ -66,29 +100,34 @@ out:
 static bool bench_should_stop(struct bench_qp *q, u64 now, u32 inflight)
 {
 	struct bench_window *w = q->win;
-	u64 ios, t_first, t_last, drain;
+	u64 span, drain;
 	unsigned long flags;
 	bool closed;
+	u32 ios;
 
 	if (q->max_ios)
 		return q->st.ios + inflight >= q->max_ios;
 	spin_lock_irqsave(&w->lock, flags);
 	closed = w->closed;
 	ios = w->ios;
-	t_first = w->t_first;
-	t_last = w->t_last;
+	span = (u64)w->t[ios] * BENCH_WINDOW_UNIT_NS;
 	spin_unlock_irqrestore(&w->lock, flags);
 
 	if (closed || now >= q->t_end + BENCH_OVERRUN_NS)
 		return true;
-	if (ios < BENCH_MIN_WINDOW_IOS)
+	/*
+	 * A window of at least one turn of every queue: the rate of the QPs
+	 * together swings within a turn, the slow rows' by some 2 % over
+	 * half a turn.
+	 */
+	if (ios < max(BENCH_MIN_WINDOW_IOS, q->qd * w->nr_qps))
 		return false;
 	if (now >= q->t_end)
 		return true;
 	/* Keep at least half of the run for the measured window. */
 	if (now - q->t0 < (q->t_end - q->t0) / 2)
 		return false;
-	drain = div64_u64((t_last - t_first) * inflight * w->nr_qps, ios);
+	drain = div64_u64(span * inflight * w->nr_qps, ios);
 	return now + drain >= q->t_end;
 }
 
@@ -312,6 +351,7 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 	memset(w, 0, sizeof(*w));
 	spin_lock_init(&w->lock);
 	w->nr_qps = nr_qps;
+	w->t = d->win_t;
 	for (i = 0; i < nr_qps; i++) {
 		struct bench_qp *q = &d->qps[i];
 
@@ -344,8 +384,6 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 			err = q->err;
 		bench_add(r, &q->st);
 	}
-	if (w->ios && w->t_last > w->t_first)
-		*mops = div64_u64(w->ios * NSEC_PER_SEC * 1000,
-				  w->t_last - w->t_first);
+	*mops = bench_window_rate(w);
 	return err;
 }
