@@ -14,8 +14,8 @@
 #   3. writes build/bench/results.json, prints the table with the ratio
 #      mrcore / rdma_rw per row, draws build/bench/throughput.png.
 #
-# Environment (defaults size the whole run to about 14 minutes: 144 rows in
-# icount mode on one vCPU took 823 s on 2026-12-03, the bench kernel
+# Environment (defaults size the whole run to about 17 minutes: 144 rows in
+# icount mode on one vCPU took 1018 s on 2026-12-04, the bench kernel
 # already built):
 #   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (600)
 #   MRCORE_BENCH_ROUNDS      runs per implementation and row (3)
