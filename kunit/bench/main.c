@@ -11,8 +11,9 @@
  * ib_post_send() and destroyed when its completion arrives.  A run's rate is
  * counted over one window for all its QPs, from completion to completion,
  * while every queue is full, so neither the ramp-up nor the drain is
- * measured (run.c); the row gives the median of its runs.  Then a loop of init + wrs + destroy
- * without posting gives the CPU cost of each implementation alone.
+ * measured (run.c); the row gives the median of its runs.  Then a loop of
+ * init + wrs + destroy without posting gives the CPU cost of each
+ * implementation alone.
  *
  * Before its rows, each implementation moves one I/O of each shape and
  * direction, and the data is compared byte for byte.

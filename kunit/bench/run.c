@@ -84,7 +84,7 @@ static u64 bench_window_rate(const struct bench_window *w)
 	if (w->ios < 1)
 		return 0;
 	for (i = 0; i <= w->ios; i++)
-		sxt += (s64)(2 * (s64)i - (s64)(n - 1)) * w->t[i];
+		sxt += (2 * (s64)i - (s64)(n - 1)) * w->t[i];
 	if (sxt <= 0)
 		return 0;
 	sxx = (n - 1) * n * (n + 1) / 3;
