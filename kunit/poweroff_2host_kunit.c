@@ -20,7 +20,11 @@
  * cut, and the responses never come.  As an iWARP ULP must (a keepalive),
  * this survivor then posts a zero-length RDMA WRITE once an I/O has waited
  * PO_PROBE_MS: TCP retransmits it, gives up after tcp_retries2, and siw
- * flushes the QP.
+ * flushes the QP.  That WRITE goes on the wire only if no READ waits
+ * before it in the send queue: siw holds a READ there while its ORQ (the
+ * QP's initiator depth) is full, and every WR behind it, until a READ
+ * response frees a slot, which a dead peer never sends.  So siw keeps no
+ * more READs in flight than its initiator depth (po_window()).
  */
 
 #include <linux/delay.h>
@@ -54,6 +58,7 @@ struct po_dev {
 	struct rdma_io_ctx ctx[PO_WINDOW];
 	struct mrcore_e2e_wait w[PO_WINDOW];
 	bool posted[PO_WINDOW];
+	unsigned int window;
 	unsigned int ok, failed, mismatched, lost_mrs;
 	u64 recycled0;
 	bool dead;
@@ -99,12 +104,29 @@ static void po_stalled(struct kunit *test, struct po_dev *d,
 		po_probe(test, d);
 }
 
+/*
+ * The I/Os @d keeps in flight: PO_WINDOW, but on iWARP no more than the
+ * READs the QP may have outstanding (the initiator depth it connected
+ * with), so that the keepalive never queues behind a READ held for a
+ * free ORQ slot.  Each I/O here posts one READ: a window of up to
+ * PO_MAX_LEN fits one MR.
+ */
+static unsigned int po_window(const struct po_dev *d)
+{
+	const struct ib_device *ibdev = d->link->side->device;
+
+	if (!rdma_protocol_iwarp(ibdev, 1))
+		return PO_WINDOW;
+	return min3(PO_WINDOW, (unsigned int)d->link->pair->caps.rd_atom,
+		    (unsigned int)ibdev->attrs.max_qp_init_rd_atom);
+}
+
 static void po_post(struct kunit *test, struct po_dev *d)
 {
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < PO_WINDOW; i++) {
+	for (i = 0; i < d->window; i++) {
 		u32 len = 1 + get_random_u32_below(PO_MAX_LEN);
 
 		d->posted[i] = false;
@@ -136,7 +158,7 @@ static void po_reap(struct kunit *test, struct po_dev *d)
 	struct mrcore_e2e_diff diff;
 	unsigned int i;
 
-	for (i = 0; i < PO_WINDOW; i++) {
+	for (i = 0; i < d->window; i++) {
 		struct ib_wc wc = {};
 		int status;
 
@@ -222,6 +244,10 @@ static void poweroff_mid_transfer(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, 0,
 					rdma_io_pool_force_backend(d->pool,
 								   "frwr"));
+		d->window = po_window(d);
+		KUNIT_ASSERT_GT(test, d->window, 0u);
+		kunit_info(test, "%s: %u READs in flight\n",
+			   dev_name(&ibdev->dev), d->window);
 		KUNIT_ASSERT_EQ(test, 0,
 				rdma_mrcore_device_counter(ibdev, "mr_recycled",
 							   &d->recycled0));
