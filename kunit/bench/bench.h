@@ -5,7 +5,7 @@
  *   main.c    module parameters, the rows (shapes, queue depths, QP counts),
  *             the walk over devices and shapes, the data check
  *   rig.c     slot memory, the QPs, the peer's memory, the CQ callback
- *   run.c     one run: a thread per QP keeping its queue depth in flight
+ *   run.c     one run: one loop keeping every QP's queue depth in flight
  *   sides.c   the two implementations: rdma_io_ctx_*() and rdma_rw_ctx_*()
  *             (prepare, release, account)
  *   cpu.c     the CPU loop: init + wrs + destroy without posting
@@ -14,7 +14,6 @@
 #ifndef _MRCORE_BENCH_H
 #define _MRCORE_BENCH_H
 
-#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -33,7 +32,7 @@
 #define BENCH_RD_ATOM		128
 #define BENCH_STALL_MS		30000
 #define BENCH_TIMEOUT_MS	30000
-#define BENCH_MIN_WINDOW_IOS	64
+#define BENCH_MIN_WINDOW_IOS	64	/* per QP of the run */
 #define BENCH_WINDOW_MAX_IOS	65535	/* then the window closes */
 #define BENCH_WINDOW_UNIT_NS	8	/* of struct bench_window's @t */
 #define BENCH_OVERRUN_NS	(10ULL * NSEC_PER_SEC)
@@ -170,6 +169,7 @@ struct bench_stats {
  *	(@t[0] is @t_first itself): @ios + 1 entries.
  * @closed: a QP stopped issuing, or @t is full; nothing more is counted
  *	and the QPs stop.
+ * @wq: woken on each completion of the run, on any QP.
  *
  * One window for all QPs, not a rate per QP added up: on one vCPU the QPs
  * share the CPU, and a QP whose own window began before the others' or
@@ -187,6 +187,27 @@ struct bench_window {
 	u32 ios;
 	u32 *t;
 	bool closed;
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct bench_loop - the state of one QP's run, in the run's loop
+ * @idle: slots with no I/O in flight.
+ * @nr_idle: how many.
+ * @pending: a slot prepared and not posted yet (the send queue was full).
+ * @first: its chain.
+ * @inflight: I/Os posted and not completed.
+ * @stopping: the QP issues no more I/Os.
+ * @flushed: the QP was moved to the error state.
+ */
+struct bench_loop {
+	struct bench_slot *idle[BENCH_MAX_QD];
+	unsigned int nr_idle;
+	struct bench_slot *pending;
+	struct ib_send_wr *first;
+	u32 inflight;
+	bool stopping;
+	bool flushed;
 };
 
 /**
@@ -202,22 +223,19 @@ struct bench_window {
  * @slots: %BENCH_MAX_QD slots.
  * @lock: protects @done.
  * @done: completed slots, in completion order.
- * @wq: woken on each completion.
  * @sq_used: WRs posted and not completed.
  * @sq_size: WRs the send queue takes.
  * @impl: the implementation of the current run.
  * @dir: its direction.
  * @qd: its queue depth.
  * @max_ios: stop after this many I/Os (0: by time).
- * @run_ns: how long the run lasts.
  * @t0: start of the run.
  * @t_end: when it should end.
  * @win: the run's window, shared with the run's other QPs.
  * @started: the run's first completion on this QP has been seen.
+ * @loop: the run's state of the QP.
  * @st: its measurements.
  * @err: its error, 0 if none.
- * @task: the thread that runs it.
- * @finished: completed when @task is done.
  */
 struct bench_qp {
 	struct mrcore_e2e_pair *pair;
@@ -232,7 +250,6 @@ struct bench_qp {
 
 	spinlock_t lock;	/* protects @done against the CQ callback */
 	struct list_head done;
-	wait_queue_head_t wq;
 	u32 sq_used;
 	u32 sq_size;
 
@@ -240,15 +257,13 @@ struct bench_qp {
 	enum dma_data_direction dir;
 	unsigned int qd;
 	u64 max_ios;
-	u64 run_ns;
 	u64 t0;
 	u64 t_end;
 	struct bench_window *win;
 	bool started;
+	struct bench_loop loop;
 	struct bench_stats st;
 	int err;
-	struct task_struct *task;
-	struct completion finished;
 };
 
 /**

@@ -65,7 +65,7 @@ static void bench_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock_irqsave(&q->lock, flags);
 	list_add_tail(&s->entry, &q->done);
 	spin_unlock_irqrestore(&q->lock, flags);
-	wake_up(&q->wq);
+	wake_up(&q->win->wq);
 }
 
 /* Register the peer's MR with remote READ and WRITE: one REG_MR, waited. */
@@ -169,7 +169,6 @@ static int bench_qp_init(struct bench_qp *q)
 	memset(q, 0, sizeof(*q));
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->done);
-	init_waitqueue_head(&q->wq);
 	q->slots = kcalloc(BENCH_MAX_QD, sizeof(*q->slots), GFP_KERNEL);
 	if (!q->slots)
 		return -ENOMEM;
