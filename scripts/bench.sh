@@ -14,8 +14,8 @@
 #   3. writes build/bench/results.json, prints the table with the ratio
 #      mrcore / rdma_rw per row, draws build/bench/throughput.png.
 #
-# Environment (defaults size the whole run to about 17 minutes: 144 rows in
-# icount mode on one vCPU took 1018 s on 2026-12-04, the bench kernel
+# Environment (defaults size the whole run to about 22 minutes: 144 rows in
+# icount mode on one vCPU took 1292 s on 2026-12-04, the bench kernel
 # already built):
 #   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (600)
 #   MRCORE_BENCH_ROUNDS      runs per implementation and row (3)
@@ -90,8 +90,9 @@ export MRCORE_BENCH_AA=${MRCORE_BENCH_AA:-0}
 #
 # icount runs one vCPU unless MRCORE_QEMU_SMP says otherwise.  Single-
 # threaded TCG runs the vCPUs in turn anyway, and with two of them the
-# kthreads of 4 QPs, the CQ work and the soft RDMA drivers' workers land
-# on them in an order that changes from run to run: on the 72 four-QP rows
+# bench's threads (then one per QP), the CQ work and the soft RDMA
+# drivers' workers land on them in an order that changes from run to
+# run: on the 72 four-QP rows
 # of 2026-12-03, a row's 3 runs spread by a median of 1.019x (at most
 # 1.337x) on 2 vCPUs and by 1.0045x (at most 1.080x) on one, with every
 # other figure (WRs, CPU ns, the geometric means) unchanged.
@@ -118,7 +119,7 @@ export MRCORE_BENCH_VCPUS=$smp
 echo "bench: booting the guest (QEMU TCG, $mode mode, $smp vCPUs): perftest, then"
 echo "bench: mrcore_bench ($row_ms ms x $rounds runs per implementation and row)"
 MRCORE_QEMU_MEM=${MRCORE_QEMU_MEM:-3072} guest_qemu bench \
-	--timeout "${MRCORE_QEMU_TIMEOUT:-2400}" --append "$append"
+	--timeout "${MRCORE_QEMU_TIMEOUT:-3600}" --append "$append"
 guest_ran
 echo
 # Debian's python3-matplotlib is in the system interpreter's path; a python3
