@@ -9,7 +9,9 @@
 //
 // For counting instructions under callgrind, as mirror_io_count does:
 // instructions per I/O are (Ir(N2) - Ir(N1)) / (N2 - N1) over two runs, and
-// N2 - N1 should be a multiple of 32 (the pools' size).
+// N2 - N1 should be a multiple of 32 (the pools' size) times 256 (the keys
+// an mrcore MR hands out before its device MR is replaced), so that every
+// replacement is counted as often as it happens.
 //
 // Set-up, before anything is measured:
 //   - each implementation gets the QP it would get in the kernel: mrcore a
