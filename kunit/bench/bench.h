@@ -38,7 +38,8 @@
 #define BENCH_OVERRUN_NS	(10ULL * NSEC_PER_SEC)
 #define BENCH_LINE		1024
 #define BENCH_SETTLE_MS		50
-#define BENCH_CPU_BATCH		8
+/* Mappings of an MR before rdma-mrcore replaces its device MR (cpu.c). */
+#define BENCH_KEY_USES		256
 #define BENCH_CPU_BATCHES	4096
 
 /* The module parameters (main.c), clamped at load. */

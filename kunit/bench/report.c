@@ -47,7 +47,7 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 			unsigned int qps, enum bench_impl impl,
 			struct bench_result *r)
 {
-	u64 mops = bench_median(r->ops, r->nr_runs);
+	u64 sorted[BENCH_MAX_ROUNDS], mops;
 	u64 bytes = (u64)sh->npages * PAGE_SIZE;
 	char wrs[24], mrs[24], posts[24], ops[24], mbs[24], list[200];
 	char *line;
@@ -57,6 +57,9 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 	line = kmalloc(BENCH_LINE, GFP_KERNEL);
 	if (!line)
 		return;
+	/* The runs are printed in the order they ran: a first run off shows. */
+	memcpy(sorted, r->ops, r->nr_runs * sizeof(*sorted));
+	mops = bench_median(sorted, r->nr_runs);
 	bench_fixed3(wrs, sizeof(wrs), r->wrs, r->ios);
 	bench_fixed3(mrs, sizeof(mrs), r->mrs, r->ios);
 	bench_fixed3(posts, sizeof(posts), r->posts, r->ios);
