@@ -20,10 +20,11 @@ CG_NAME=bench-mirror
 CG=$OUT/callgrind
 CG_PROG=$B/bench/mirror_io_count
 filter=${1:-.}
-# I/Os of the two callgrind runs; their difference is a multiple of the
-# pool's 32 MRs (mirror/bench/io_count.cpp).
+# I/Os of the two callgrind runs; their difference is 256 turns of the
+# pool's 32 MRs (mirror/bench/io_count.cpp): an MR's device MR is replaced
+# once in 256 keys.
 N1=64
-N2=576
+N2=8256
 
 cg_need valgrind python3
 cg_build "$B" "" -- mirror_bench mirror_io_count

@@ -9,8 +9,9 @@
 // Instructions per I/O are (Ir(N2) - Ir(N1)) / (N2 - N1) over two runs:
 // set-up, warm-up and teardown are the same in both and cancel out, and an
 // instruction count does not depend on what else the machine is doing.
-// N2 - N1 should be a multiple of the pool's 32 MRs so that periodic work
-// (the fmr backend's batched unmap) is counted as often as it happens.
+// N2 - N1 should be a multiple of 256 turns of the pool's 32 MRs so that
+// periodic work (the fmr backend's batched unmap, the replacement of an
+// MR's device MR once in 256 keys) is counted as often as it happens.
 // Prints "ROW ios=N wrs=W mrs=M" (totals of the N I/Os) on success.
 #include <cstdio>
 
