@@ -16,7 +16,8 @@
 # timeout, QEMU's status otherwise.
 #
 # Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
-# (default 2048 MiB), MRCORE_QEMU_SMP (default: the host's CPU count, at
+# (default 2048 MiB), MRCORE_QEMU_CPU (default qemu64,+rdrand, see below),
+# MRCORE_QEMU_SMP (default: the host's CPU count, at
 # most 4), MRCORE_QEMU_ACCEL (default tcg,thread=multi), MRCORE_QEMU_EXTRA
 # (more QEMU options, split on blanks; e.g. "-icount shift=1,sleep=off"),
 # MRCORE_QEMU_LOCK (the lock file below), MRCORE_QEMU_LOCKED=1 (the caller
@@ -30,6 +31,14 @@ mem=${MRCORE_QEMU_MEM:-2048}
 smp=${MRCORE_QEMU_SMP:-$(nproc)}
 [ "$smp" -le 4 ] || smp=4
 accel=${MRCORE_QEMU_ACCEL:-tcg,thread=multi}
+# QEMU's default CPU model has no RDRAND, and the guest has no other source
+# of entropy it trusts: its random number generator stayed unseeded for the
+# whole run ("crng init done" never printed), and every get_random_bytes()
+# took the unseeded path.  Both drivers draw a device MR's key from it, so
+# an ib_alloc_mr() cost 25 us of guest time instead of 7 us (bench kernel,
+# icount, 2026-12-04), where a real host seeds at boot.  With RDRAND (TCG
+# emulates it) the kernel seeds from it at boot, as on such a host.
+cpu=${MRCORE_QEMU_CPU:-qemu64,+rdrand}
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -69,7 +78,7 @@ cmdline="console=ttyS0 loglevel=7 panic=-1 mrcore.mode=$mode $append"
 set +e
 timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 \
-	-accel "$accel" -smp "$smp" -m "$mem" ${MRCORE_QEMU_EXTRA:-} \
+	-accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem" ${MRCORE_QEMU_EXTRA:-} \
 	-nodefaults -display none -no-reboot $net \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
