@@ -41,6 +41,9 @@
 /* Mappings of an MR before rdma-mrcore replaces its device MR (cpu.c). */
 #define BENCH_KEY_USES		256
 #define BENCH_CPU_BATCHES	4096
+/* Device MRs allocated, then deregistered, per timed batch (cpu.c). */
+#define BENCH_MR_CYCLE_BATCH	32
+#define BENCH_MR_CYCLE_ROUNDS	9
 
 /* The module parameters (main.c), clamped at load. */
 extern unsigned int bench_row_ms;
@@ -340,6 +343,8 @@ void bench_account(struct bench_qp *q, const char *backend);
 /* cpu.c */
 int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	      enum dma_data_direction dir, u64 *ns);
+int bench_mr_cycle(struct bench_qp *q, u32 pages, u64 *alloc_ns,
+		   u64 *dereg_ns);
 
 /* report.c */
 u64 bench_median(u64 *v, unsigned int n);

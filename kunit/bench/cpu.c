@@ -118,3 +118,50 @@ int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	kfree(batch);
 	return ret;
 }
+
+/*
+ * What one replacement of a device MR costs on this device: an
+ * ib_alloc_mr() of a pool MR's pages and an ib_dereg_mr(), the two calls
+ * mrcore_mr_replace() makes, each timed over batches of
+ * %BENCH_MR_CYCLE_BATCH MRs, medians.  rdma-mrcore makes one per
+ * %BENCH_KEY_USES mappings of an MR (no key value comes back; rdma_rw lets
+ * the key byte wrap), so the CPU loop of an I/O that takes MRs holds
+ * (@alloc_ns + @dereg_ns) / %BENCH_KEY_USES per MR of the I/O.
+ */
+int bench_mr_cycle(struct bench_qp *q, u32 pages, u64 *alloc_ns,
+		   u64 *dereg_ns)
+{
+	struct ib_pd *pd = q->pair->active.pd;
+	u64 alloc[BENCH_MR_CYCLE_ROUNDS], dereg[BENCH_MR_CYCLE_ROUNDS];
+	struct ib_mr **mrs;
+	unsigned int r, i, n;
+	int ret = 0;
+	u64 t0, t1;
+
+	mrs = kcalloc(BENCH_MR_CYCLE_BATCH, sizeof(*mrs), GFP_KERNEL);
+	if (!mrs)
+		return -ENOMEM;
+	for (r = 0; r < BENCH_MR_CYCLE_ROUNDS; r++) {
+		t0 = ktime_get_ns();
+		for (n = 0; n < BENCH_MR_CYCLE_BATCH; n++) {
+			mrs[n] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, pages);
+			if (IS_ERR(mrs[n])) {
+				ret = PTR_ERR(mrs[n]);
+				break;
+			}
+		}
+		t1 = ktime_get_ns();
+		for (i = 0; i < n; i++)
+			ib_dereg_mr(mrs[i]);
+		if (ret)
+			break;
+		alloc[r] = div_u64(t1 - t0, BENCH_MR_CYCLE_BATCH);
+		dereg[r] = div_u64(ktime_get_ns() - t1, BENCH_MR_CYCLE_BATCH);
+	}
+	kfree(mrs);
+	if (ret)
+		return ret;
+	*alloc_ns = bench_median(alloc, BENCH_MR_CYCLE_ROUNDS);
+	*dereg_ns = bench_median(dereg, BENCH_MR_CYCLE_ROUNDS);
+	return 0;
+}

@@ -216,6 +216,29 @@ static int bench_shape(struct bench_dev *d, const struct bench_shape *sh)
 
 /* ---- devices ---------------------------------------------------------- */
 
+/*
+ * The price of a device MR replacement (bench_mr_cycle()), as a JSON line
+ * beside the rows: "mrcore_bench: mr_cycle: {...}".  per_io_ns is what one
+ * MR of an I/O adds to its CPU figure.
+ */
+static void bench_mr_cycle_line(struct bench_dev *d)
+{
+	u64 alloc, dereg;
+	int ret;
+
+	ret = bench_mr_cycle(&d->qps[0], BENCH_MAX_PAGES, &alloc, &dereg);
+	if (ret) {
+		pr_err("mrcore_bench: %s: device MR alloc/dereg: %d\n",
+		       d->target->name, ret);
+		bench_failed++;
+		return;
+	}
+	pr_info("mrcore_bench: mr_cycle: {\"device\": \"%s\", \"pages\": %u, \"alloc_ns\": %llu, \"dereg_ns\": %llu, \"key_uses\": %u, \"per_io_ns\": %llu}\n",
+		d->target->name, BENCH_MAX_PAGES, alloc, dereg,
+		BENCH_KEY_USES,
+		div_u64(alloc + dereg + BENCH_KEY_USES / 2, BENCH_KEY_USES));
+}
+
 static void bench_device(const struct mrcore_e2e_target *t)
 {
 	struct bench_dev *d;
@@ -259,6 +282,7 @@ static void bench_device(const struct mrcore_e2e_target *t)
 			q->pair->active.device->attrs.max_send_sge,
 			q->pair->active.device->attrs.max_sge_rd,
 			rdma_io_pool_size(q->pool));
+		bench_mr_cycle_line(d);
 		for (i = 0; i < ARRAY_SIZE(bench_shapes); i++)
 			if (bench_shape(d, &bench_shapes[i]))
 				break;
