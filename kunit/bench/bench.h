@@ -187,6 +187,8 @@ struct bench_window {
 	spinlock_t lock;	/* the CQ callbacks against the threads */
 	unsigned int nr_qps;
 	unsigned int started;
+	u64 t0;			/* the run's start */
+	u64 t_end;		/* when the run should end */
 	u64 t_first;
 	u32 ios;
 	u32 *t;
@@ -233,8 +235,6 @@ struct bench_loop {
  * @dir: its direction.
  * @qd: its queue depth.
  * @max_ios: stop after this many I/Os (0: by time).
- * @t0: start of the run.
- * @t_end: when it should end.
  * @win: the run's window, shared with the run's other QPs.
  * @started: the run's first completion on this QP has been seen.
  * @loop: the run's state of the QP.
@@ -261,8 +261,6 @@ struct bench_qp {
 	enum dma_data_direction dir;
 	unsigned int qd;
 	u64 max_ios;
-	u64 t0;
-	u64 t_end;
 	struct bench_window *win;
 	bool started;
 	struct bench_loop loop;

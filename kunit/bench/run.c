@@ -96,7 +96,7 @@ static bool bench_should_stop(struct bench_qp *q, u64 now, u32 inflight)
 	span = (u64)w->t[ios] * BENCH_WINDOW_UNIT_NS;
 	spin_unlock_irqrestore(&w->lock, flags);
 
-	if (closed || now >= q->t_end + BENCH_OVERRUN_NS)
+	if (closed || now >= w->t_end + BENCH_OVERRUN_NS)
 		return true;
 	/*
 	 * A window of at least one turn of every queue and 64 completions
@@ -107,13 +107,13 @@ static bool bench_should_stop(struct bench_qp *q, u64 now, u32 inflight)
 	 */
 	if (ios < max_t(u32, BENCH_MIN_WINDOW_IOS, q->qd) * w->nr_qps)
 		return false;
-	if (now >= q->t_end)
+	if (now >= w->t_end)
 		return true;
 	/* Keep at least half of the run for the measured window. */
-	if (now - q->t0 < (q->t_end - q->t0) / 2)
+	if (now - w->t0 < (w->t_end - w->t0) / 2)
 		return false;
 	drain = div64_u64(span * inflight * w->nr_qps, ios);
-	return now + drain >= q->t_end;
+	return now + drain >= w->t_end;
 }
 
 /* This QP issues no more I/Os, and the run's window is closed. */
@@ -337,7 +337,6 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 	      u64 max_ios, struct bench_result *r, u64 *mops)
 {
 	struct bench_window *w = &d->win;
-	u64 t0 = ktime_get_ns();
 	unsigned int i, j;
 	bool busy;
 	int err = 0;
@@ -348,6 +347,8 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 	init_waitqueue_head(&w->wq);
 	w->nr_qps = nr_qps;
 	w->t = d->win_t;
+	w->t0 = ktime_get_ns();
+	w->t_end = w->t0 + run_ns;
 	for (i = 0; i < nr_qps; i++) {
 		struct bench_qp *q = &d->qps[i];
 
@@ -355,8 +356,6 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 		q->dir = dir;
 		q->qd = qd;
 		q->max_ios = max_ios;
-		q->t0 = t0;
-		q->t_end = t0 + run_ns;
 		q->err = 0;
 		q->win = w;
 		q->started = false;
