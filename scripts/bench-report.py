@@ -44,23 +44,12 @@ MIB = 1048576 / 1e6
 AA = 'rdma_rw.aa'
 
 
-def parse_rows(console):
-    rows = []
-    for line in console:
-        m = re.search(r'mrcore_bench: row: (\{.*\})\s*$', line)
-        if m:
-            rows.append(json.loads(m.group(1)))
-    return rows
-
-
-def parse_mr_cycle(console):
-    """The price of a device MR replacement per device (kunit/bench/main.c)."""
-    out = []
-    for line in console:
-        m = re.search(r'mrcore_bench: mr_cycle: (\{.*\})\s*$', line)
-        if m:
-            out.append(json.loads(m.group(1)))
-    return out
+def parse_lines(console, tag):
+    """The JSON objects of the console's "mrcore_bench: TAG: {...}" lines:
+    the rows (row, kunit/bench/report.c) and the price of a device MR
+    replacement on each device (mr_cycle, kunit/bench/main.c)."""
+    pat = re.compile(r'mrcore_bench: %s: (\{.*\})\s*$' % tag)
+    return [json.loads(m.group(1)) for m in map(pat.search, console) if m]
 
 
 def parse_perftest(results):
@@ -204,7 +193,7 @@ def cpu_target(pairs, mr_cycle):
     for k, m, w in above:
         repl = ''
         if m['mrs_per_io'] and m['device'] in price:
-            repl = ('; device MR replacement %.0f ns of it' %
+            repl = ("; mrcore's holds %.0f ns of device MR replacement" %
                     (price[m['device']] * m['mrs_per_io']))
         print('bench:   MISSED %s %s %s qd%d qps%d: %d > %d ns%s' %
               (k + (m['cpu_ns_per_io'], w['cpu_ns_per_io'], repl)))
@@ -314,13 +303,13 @@ def main():
     out, top, qemu_rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
     console, results, problems = guest_run(out, qemu_rc, 'bench')
 
-    rows = sorted(parse_rows(console), key=key)
+    rows = sorted(parse_lines(console, 'row'), key=key)
     # A row's spread: its fastest run over its slowest.
     for r in rows:
         runs = [x for x in r.get('runs_ops_per_s', []) if x]
         r['spread'] = round(max(runs) / min(runs), 4) if runs else None
     limit = perftest_limit(parse_perftest(results), problems)
-    mr_cycle = parse_mr_cycle(console)
+    mr_cycle = parse_lines(console, 'mr_cycle')
     for r in rows:
         if r['error'] or not r['verified']:
             problems.append('%s %s %s qd%d qps%d %s: error %d, data %s' %
