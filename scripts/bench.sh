@@ -91,11 +91,11 @@ export MRCORE_BENCH_AA=${MRCORE_BENCH_AA:-0}
 # icount runs one vCPU unless MRCORE_QEMU_SMP says otherwise.  Single-
 # threaded TCG runs the vCPUs in turn anyway, and with two of them the
 # bench's threads (then one per QP), the CQ work and the soft RDMA
-# drivers' workers land on them in an order that changes from run to
-# run: on the 72 four-QP rows
-# of 2026-12-03, a row's 3 runs spread by a median of 1.019x (at most
-# 1.337x) on 2 vCPUs and by 1.0045x (at most 1.080x) on one, with every
-# other figure (WRs, CPU ns, the geometric means) unchanged.
+# drivers' workers land on them in an order that changes from run to run:
+# on the 72 four-QP rows of 2026-12-03, a row's 3 runs spread by a median
+# of 1.019x (at most 1.337x) on 2 vCPUs and by 1.0045x (at most 1.080x)
+# on one, with every other figure (WRs, CPU ns, the geometric means)
+# unchanged.
 mode=${MRCORE_BENCH_MODE:-icount}
 case $mode in
 icount)
