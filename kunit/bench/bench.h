@@ -162,6 +162,8 @@ struct bench_stats {
 
 /**
  * struct bench_window - the measured window of one run, shared by its QPs
+ * @t0: start of the run.
+ * @t_end: when it should end.  Both set before the run starts.
  * @lock: protects the fields below against the CQ callbacks and the
  *	threads of the run.
  * @nr_qps: QPs in the run.
@@ -184,11 +186,11 @@ struct bench_stats {
  * fall in a burst moved the count by one in some 64 (bench_window_rate()).
  */
 struct bench_window {
+	u64 t0;
+	u64 t_end;
 	spinlock_t lock;	/* the CQ callbacks against the threads */
 	unsigned int nr_qps;
 	unsigned int started;
-	u64 t0;			/* the run's start */
-	u64 t_end;		/* when the run should end */
 	u64 t_first;
 	u32 ios;
 	u32 *t;
