@@ -17,8 +17,8 @@
 #
 # Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
 # (default 2048 MiB), MRCORE_QEMU_CPU (default qemu64,+rdrand, see below),
-# MRCORE_QEMU_SMP (default: the host's CPU count, at
-# most 4), MRCORE_QEMU_ACCEL (default tcg,thread=multi), MRCORE_QEMU_EXTRA
+# MRCORE_QEMU_SMP (default: the host's CPU count, at most 4),
+# MRCORE_QEMU_ACCEL (default tcg,thread=multi), MRCORE_QEMU_EXTRA
 # (more QEMU options, split on blanks; e.g. "-icount shift=1,sleep=off"),
 # MRCORE_QEMU_LOCK (the lock file below), MRCORE_QEMU_LOCKED=1 (the caller
 # holds it already, e.g. to run two guests together).
@@ -35,7 +35,7 @@ accel=${MRCORE_QEMU_ACCEL:-tcg,thread=multi}
 # of entropy it trusts: its random number generator stayed unseeded for the
 # whole run ("crng init done" never printed), and every get_random_bytes()
 # took the unseeded path.  Both drivers draw a device MR's key from it, so
-# an ib_alloc_mr() cost 25 us of guest time instead of 7 us (bench kernel,
+# an ib_alloc_mr() of one page cost 25 us of guest time, not 7 (bench kernel,
 # icount, 2026-12-04), where a real host seeds at boot.  With RDRAND (TCG
 # emulates it) the kernel seeds from it at boot, as on such a host.
 cpu=${MRCORE_QEMU_CPU:-qemu64,+rdrand}
