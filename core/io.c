@@ -442,19 +442,72 @@ static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
 }
 
 /*
- * mrs, iwarp read: cut the I/O into the runs the summary counted, take that
- * many pool MRs (all or none), and chain each run (mrcore_io_mr_run()).  A
- * READ into a remote-write sink that the READ cannot invalidate itself, and
- * every I/O on a device that does not check access rights on incoming
- * READs, is followed by a LOCAL_INV of the MR, so that its key never
- * outlives the I/O.
+ * mrcore_io_build_mrs() of an I/O of one run whose chain ends with its READ
+ * or WRITE (no LOCAL_INV after it): the run goes from the context to the
+ * MR as measured, and the WR and SGE into the context's own storage.  It is
+ * the one-page or one-entry I/O of every MR plan, so it is kept apart from
+ * the general chain's bookkeeping: 40 instructions fewer (bench-vs-rw).
  */
-static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
+static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
+						   int access,
+						   enum ib_wr_opcode op,
+						   bool rwi)
 {
 	struct rdma_io_pool *pool = ctx->pool;
+	struct ib_rdma_wr *wr = &ctx->inline_wr;
+	struct ib_send_wr *head = &wr->wr, *w;
+	struct rdma_mr *mr;
+	u32 nr_wrs = 1;
+	int ret;
+
+	mr = mrcore_pool_take_one(pool);
+	if (unlikely(!mr))
+		return -EAGAIN;
+	ctx->inline_mr = mr;
+	__mrcore_mr_set_run(mr, ctx->sg, ctx->sg_offset, ctx->dma_nents,
+			    ctx->sg_last, ctx->sg_last_len, ctx->length,
+			    ctx->npages);
+	ret = mrcore_mr_map_run(mr, access, &head);
+	if (unlikely(ret)) {
+		/* Not mapped: its key is as it was. */
+		mrcore_pool_return(pool, mr, true);
+		return ret;
+	}
+	/* The registration, behind the LOCAL_INV of a stale key. */
+	for (w = head; w != &wr->wr; w = w->next)
+		nr_wrs++;
+
+	ctx->inline_sge.addr = mr->iova;
+	ctx->inline_sge.length = mr->length;
+	ctx->inline_sge.lkey = mr->key;
+	mrcore_io_one_sge_wr(wr, &ctx->inline_sge, op, ctx->rkey);
+	wr->wr.next = NULL;
+	wr->remote_addr = ctx->remote_addr;
+	if (rwi) {
+		wr->wr.ex.invalidate_rkey = mr->key;
+		mrcore_stat_inc(pool->mdev, MRCORE_STAT_INV_LOCAL);
+	}
+	ctx->wrs = wr;
+	ctx->sges = &ctx->inline_sge;
+	ctx->mrs = &ctx->inline_mr;
+	ctx->first = head;
+	ctx->last = &wr->wr;
+	ctx->nr_wrs = nr_wrs;
+	ctx->nr_mrs = 1;
+	ctx->nr_ops = 1;
+	return 0;
+}
+
+/* What every run of an MR I/O has in common (struct mrcore_io_mr_chain). */
+static __always_inline void mrcore_io_mr_chain_init(struct rdma_io_ctx *ctx,
+						    bool iwarp_read,
+						    struct mrcore_io_mr_chain *ch)
+{
+	const struct rdma_io_pool *pool = ctx->pool;
 	bool read = ctx->dir == DMA_FROM_DEVICE;
 	bool rwi = iwarp_read && pool->read_inv;
-	struct mrcore_io_mr_chain ch = {
+
+	*ch = (struct mrcore_io_mr_chain){
 		.link = &ctx->first,
 		.access = read ? pool->sink_access : pool->src_access,
 		.op = !read ? IB_WR_RDMA_WRITE :
@@ -462,6 +515,17 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 		.rwi = rwi,
 		.inv_after = !rwi && (iwarp_read || pool->kill_local_keys),
 	};
+}
+
+/*
+ * mrs, iwarp read of several runs, or of one with a LOCAL_INV after it: cut
+ * the I/O into the runs the summary counted, take that many pool MRs (all
+ * or none), and chain each run (mrcore_io_mr_run()).
+ */
+static noinline int mrcore_io_build_chain(struct rdma_io_ctx *ctx,
+					  struct mrcore_io_mr_chain *ch)
+{
+	struct rdma_io_pool *pool = ctx->pool;
 	u32 n = ctx->nr_runs;
 	struct mrcore_sg_iter it;
 	struct mrcore_chunk c;
@@ -485,7 +549,7 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 				    ctx->dma_nents, ctx->sg_last,
 				    ctx->sg_last_len, ctx->length,
 				    ctx->npages);
-		ret = mrcore_io_mr_run(ctx, &ch, 0, 0);
+		ret = mrcore_io_mr_run(ctx, ch, 0, 0);
 		if (ret)
 			goto return_mrs;
 	} else {
@@ -494,7 +558,7 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 		for (i = 0; i < n && mrcore_sg_next_chunk(&it, pool->mr_pages,
 							  &c); i++) {
 			mrcore_mr_set_run(ctx->mrs[i], &c);
-			ret = mrcore_io_mr_run(ctx, &ch, i, done);
+			ret = mrcore_io_mr_run(ctx, ch, i, done);
 			if (ret)
 				goto return_mrs;
 			done += c.length;
@@ -505,11 +569,11 @@ static int mrcore_io_build_mrs(struct rdma_io_ctx *ctx, bool iwarp_read)
 			goto return_mrs;
 		}
 	}
-	*ch.link = NULL;
+	*ch->link = NULL;
 
 	ctx->nr_mrs = n;
 	ctx->nr_ops = n;
-	ctx->nr_wrs = ch.wrs;
+	ctx->nr_wrs = ch->wrs;
 	return 0;
 
 return_mrs:
@@ -518,10 +582,28 @@ return_mrs:
 	 * device MRs are replaced before reuse.  The others are untouched.
 	 */
 	for (i = 0; i < n; i++)
-		mrcore_pool_return(pool, ctx->mrs[i], i >= ch.mapped);
+		mrcore_pool_return(pool, ctx->mrs[i], i >= ch->mapped);
 free_wrs:
 	mrcore_io_free(ctx);
 	return ret;
+}
+
+/*
+ * mrs, iwarp read: the I/O through pool MRs, a run each.  A READ into a
+ * remote-write sink that the READ cannot invalidate itself, and every I/O
+ * on a device that does not check access rights on incoming READs, is
+ * followed by a LOCAL_INV of the MR, so that its key never outlives the
+ * I/O.
+ */
+static __always_inline int mrcore_io_build_mrs(struct rdma_io_ctx *ctx,
+					       bool iwarp_read)
+{
+	struct mrcore_io_mr_chain ch;
+
+	mrcore_io_mr_chain_init(ctx, iwarp_read, &ch);
+	if (likely(ctx->nr_runs == 1 && !ch.inv_after))
+		return mrcore_io_build_one_run(ctx, ch.access, ch.op, ch.rwi);
+	return mrcore_io_build_chain(ctx, &ch);
 }
 
 /**
@@ -692,9 +774,9 @@ static int mrcore_io_build(struct rdma_io_ctx *ctx,
 		return mrcore_io_build_sges(ctx, mrcore_io_sges_per_wr(ctx),
 					    ctx->dir == DMA_FROM_DEVICE);
 	case MRCORE_IO_MRS:
-		return mrcore_io_build_mrs(ctx, false);
 	case MRCORE_IO_IWARP_READ:
-		return mrcore_io_build_mrs(ctx, true);
+		return mrcore_io_build_mrs(ctx,
+					   c->kind == MRCORE_IO_IWARP_READ);
 	default:
 		ctx->wrs = NULL;
 		ret = c->ops->io_build(ctx);
@@ -1308,6 +1390,21 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_post, RDMA_MRCORE);
 
 /*
+ * mrcore_mr_end_io() with its most common case inline: the sink of an
+ * iWARP READ that its READ_WITH_INV killed.
+ */
+static __always_inline int mrcore_io_end_mr(struct rdma_mr *mr, bool killed)
+{
+	if (likely(killed && mr->state == RDMA_MR_MAPPED)) {
+		trace_mrcore_unmap(mr);
+		mr->sg = NULL;
+		mr->state = RDMA_MR_FREE;
+		return 0;
+	}
+	return mrcore_mr_end_io(mr, killed);
+}
+
+/*
  * After a successful completion every MR goes back at once: its key is dead
  * (READ_WITH_INV, LOCAL_INV) or local-only and killed by its next
  * registration.  Otherwise the keys' state is unknown (an iWARP READ sink
@@ -1325,7 +1422,7 @@ static __always_inline void mrcore_io_return_mrs(struct rdma_io_ctx *ctx,
 	for (i = 0; i < ctx->nr_mrs; i++) {
 		struct rdma_mr *mr = ctx->mrs[i];
 
-		if (ok && !WARN_ON_ONCE(mrcore_mr_end_io(mr, killed)))
+		if (ok && !WARN_ON_ONCE(mrcore_io_end_mr(mr, killed)))
 			mrcore_pool_return(pool, mr, true);
 		else
 			mrcore_pool_kill_return(pool, mr);

@@ -595,6 +595,7 @@ struct rdma_io_pool {
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 				       u32 mr_pages, enum rdma_mr_role role);
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
+struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool);
 void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
 void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);

@@ -621,6 +621,29 @@ int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name)
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_force_backend, RDMA_MRCORE);
 
+/* A take refused: too few free MRs, or the test hooks' pool_empty. */
+static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
+				     u32 free)
+{
+	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
+	trace_mrcore_pool_exhausted(pool, n, free);
+}
+
+/* The next MR of a take, the pool's lock held and one known to be free. */
+static inline struct rdma_mr *mrcore_pool_next(struct rdma_io_pool *pool)
+{
+	struct list_head *from = &pool->stale;
+	struct rdma_mr *mr;
+
+	if (pool->nr_clean) {
+		from = &pool->clean;
+		pool->nr_clean--;
+	}
+	mr = list_first_entry(from, struct rdma_mr, pool_entry);
+	list_del_init(&mr->pool_entry);
+	return mr;
+}
+
 /**
  * mrcore_pool_take() - take MRs for one I/O, all or none
  * @pool: the pool.
@@ -643,24 +666,46 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 		u32 free = pool->nr_free;
 
 		spin_unlock_irqrestore(&pool->lock, flags);
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
-		trace_mrcore_pool_exhausted(pool, n, free);
+		mrcore_pool_dry(pool, n, free);
 		return -EAGAIN;
 	}
-	for (i = 0; i < n; i++) {
-		struct list_head *from = &pool->stale;
-
-		if (pool->nr_clean) {
-			from = &pool->clean;
-			pool->nr_clean--;
-		}
-		mrs[i] = list_first_entry(from, struct rdma_mr, pool_entry);
-		list_del_init(&mrs[i]->pool_entry);
-	}
+	for (i = 0; i < n; i++)
+		mrs[i] = mrcore_pool_next(pool);
 	pool->nr_free -= n;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	mrcore_stat_add(pool->mdev, MRCORE_STAT_POOL_HITS, n);
 	return 0;
+}
+
+/**
+ * mrcore_pool_take_one() - mrcore_pool_take() of one MR
+ * @pool: the pool.
+ *
+ * The take of every I/O of one run, without the loop and the array.
+ *
+ * Context: Any context.
+ * Return: the MR, or %NULL if none is free (counted as by
+ * mrcore_pool_take()).
+ */
+struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
+{
+	unsigned long flags;
+	struct rdma_mr *mr;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (unlikely(!pool->nr_free ||
+		     mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY))) {
+		u32 free = pool->nr_free;
+
+		spin_unlock_irqrestore(&pool->lock, flags);
+		mrcore_pool_dry(pool, 1, free);
+		return NULL;
+	}
+	mr = mrcore_pool_next(pool);
+	pool->nr_free--;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_HITS);
+	return mr;
 }
 
 /**
