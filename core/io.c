@@ -681,7 +681,7 @@ static bool mrcore_plan_better(const struct rdma_io_plan *a,
 }
 
 /* Measure the list once: what every plan but the shortcut needs. */
-static int mrcore_io_measure(struct rdma_io_ctx *ctx)
+static __always_inline int mrcore_io_measure(struct rdma_io_ctx *ctx)
 {
 	struct mrcore_sg_summary sum;
 	int ret;
@@ -712,11 +712,14 @@ static int mrcore_io_choose(struct rdma_io_ctx *ctx,
 
 	ch->cand = -1;
 	ch->fallback = -1;
+	/* A forced backend that does not serve the pool: nothing to measure. */
+	if (only < 0 && set->forced == set->nr)
+		return -EOPNOTSUPP;
+	ret = mrcore_io_measure(ctx);
+	if (ret)
+		return ret;
 	if (only >= 0) {
 		/* Nothing to compare, and no plan without MRs to fall to. */
-		ret = mrcore_io_measure(ctx);
-		if (ret)
-			return ret;
 		if (mrcore_io_price(ctx, &set->cand[only], &ch->plan))
 			return -EOPNOTSUPP;
 		ch->cand = only;
@@ -724,11 +727,6 @@ static int mrcore_io_choose(struct rdma_io_ctx *ctx,
 		return 0;
 	}
 	if (set->forced >= 0) {
-		if (set->forced == set->nr)
-			return -EOPNOTSUPP;
-		ret = mrcore_io_measure(ctx);
-		if (ret)
-			return ret;
 		if (mrcore_io_price(ctx, &set->cand[set->forced], &ch->plan))
 			return -EOPNOTSUPP;
 		ch->cand = set->forced;
@@ -736,9 +734,6 @@ static int mrcore_io_choose(struct rdma_io_ctx *ctx,
 		return 0;
 	}
 
-	ret = mrcore_io_measure(ctx);
-	if (ret)
-		return ret;
 	for (i = 0; i < set->nr; i++) {
 		if (mrcore_io_price(ctx, &set->cand[i], &p))
 			continue;
