@@ -61,6 +61,8 @@ static const struct mrcore_fault_case mrcore_fault_cases[] = {
 	  FAULT_OP_IO_INIT, 8, true, -ENOMEM, NULL },
 	{ "io_init, second MR maps short", "map_short", 1, MRCORE_PROFILE_IWARP,
 	  FAULT_OP_IO_INIT, 257, true, -EIO, NULL },
+	{ "io_init, the one MR maps short", "map_short", 0, MRCORE_PROFILE_IWARP,
+	  FAULT_OP_IO_INIT, 8, true, -EIO, NULL },
 	{ "io_init, pool empty, iwarp write falls back", "pool_empty", 0,
 	  MRCORE_PROFILE_IWARP, FAULT_OP_IO_INIT, 256, false, 43,
 	  "multiread" },
