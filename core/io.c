@@ -441,6 +441,15 @@ static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
 	return 0;
 }
 
+/* An I/O of one run: the whole list, as measured, is @mr's run. */
+static __always_inline void mrcore_io_set_whole_run(struct rdma_io_ctx *ctx,
+						    struct rdma_mr *mr)
+{
+	__mrcore_mr_set_run(mr, ctx->sg, ctx->sg_offset, ctx->dma_nents,
+			    ctx->sg_last, ctx->sg_last_len, ctx->length,
+			    ctx->npages);
+}
+
 /*
  * mrcore_io_build_mrs() of an I/O of one run whose chain ends with its READ
  * or WRITE (no LOCAL_INV after it): the run goes from the context to the
@@ -466,9 +475,7 @@ static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
 	if (unlikely(!mr))
 		return -EAGAIN;
 	ctx->inline_mr = mr;
-	__mrcore_mr_set_run(mr, ctx->sg, ctx->sg_offset, ctx->dma_nents,
-			    ctx->sg_last, ctx->sg_last_len, ctx->length,
-			    ctx->npages);
+	mrcore_io_set_whole_run(ctx, mr);
 	ret = mrcore_mr_map_run(mr, access, &head);
 	if (unlikely(ret)) {
 		/* Not mapped: its key is as it was. */
@@ -547,10 +554,7 @@ static noinline int mrcore_io_build_chain(struct rdma_io_ctx *ctx,
 		 * One run is the whole list, as measured: nothing to cut, and
 		 * the run goes from the context to the MR without a chunk.
 		 */
-		__mrcore_mr_set_run(ctx->mrs[0], ctx->sg, ctx->sg_offset,
-				    ctx->dma_nents, ctx->sg_last,
-				    ctx->sg_last_len, ctx->length,
-				    ctx->npages);
+		mrcore_io_set_whole_run(ctx, ctx->mrs[0]);
 		ret = mrcore_io_mr_run(ctx, ch, 0, 0);
 		if (ret)
 			goto return_mrs;
@@ -1387,18 +1391,27 @@ int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_post, RDMA_MRCORE);
 
 /*
- * mrcore_mr_end_io() with its most common case inline: the sink of an
- * iWARP READ that its READ_WITH_INV killed.
+ * Unmap a pool MR whose I/O completed (@killed: its READ_WITH_INV killed
+ * the key): rdma_unmap_mr() for the I/O path, without the checks of
+ * arguments it cannot get wrong, and with the kill of a READ_WITH_INV,
+ * which is a WR of the core, counted as ``invalidate_local`` when it was
+ * built, so not counted again here as a kill by the peer.  Inline, for the
+ * sink of every iWARP READ; any state but a key killed in the chain
+ * (READ_WITH_INV, LOCAL_INV) is rdma_unmap_mr()'s.  Returns 0, -EINVAL if
+ * @killed and @mr was not mapped, or rdma_unmap_mr()'s error.
  */
 static __always_inline int mrcore_io_end_mr(struct rdma_mr *mr, bool killed)
 {
-	if (likely(killed && mr->state == RDMA_MR_MAPPED)) {
-		trace_mrcore_unmap(mr);
-		mr->sg = NULL;
-		mr->state = RDMA_MR_FREE;
-		return 0;
+	if (killed) {
+		if (unlikely(mr->state != RDMA_MR_MAPPED))
+			return -EINVAL;
+	} else if (mr->state != RDMA_MR_INVALID || mr->dma_owned) {
+		return rdma_unmap_mr(mr);
 	}
-	return mrcore_mr_end_io(mr, killed);
+	trace_mrcore_unmap(mr);
+	mr->sg = NULL;
+	mr->state = RDMA_MR_FREE;
+	return 0;
 }
 
 /*

@@ -546,35 +546,6 @@ int rdma_unmap_mr(struct rdma_mr *mr)
 EXPORT_SYMBOL_NS_GPL(rdma_unmap_mr, RDMA_MRCORE);
 
 /**
- * mrcore_mr_end_io() - unmap a pool MR whose I/O completed
- * @mr: an MR of an I/O context, which DMA-maps nothing of its own.
- * @killed: the I/O's READ_WITH_INV invalidated @mr's key.
- *
- * rdma_unmap_mr() for the I/O path, without the checks of arguments it
- * cannot get wrong, and with the kill of a READ_WITH_INV: that is a WR of
- * the core, counted as ``invalidate_local`` when it was built, so not
- * counted again here as a kill by the peer.  Any state but a key killed
- * in the chain (READ_WITH_INV, LOCAL_INV) is rdma_unmap_mr()'s.
- *
- * Context: As rdma_unmap_mr().
- * Return: 0; -EINVAL if @killed and @mr was not mapped; or rdma_unmap_mr()'s
- * error.
- */
-int mrcore_mr_end_io(struct rdma_mr *mr, bool killed)
-{
-	if (killed) {
-		if (mr->state != RDMA_MR_MAPPED)
-			return -EINVAL;
-	} else if (mr->state != RDMA_MR_INVALID || mr->dma_owned) {
-		return rdma_unmap_mr(mr);
-	}
-	trace_mrcore_unmap(mr);
-	mr->sg = NULL;
-	mr->state = RDMA_MR_FREE;
-	return 0;
-}
-
-/**
  * rdma_mr_reset() - kill an MR's key whatever its state, and free it
  * @mr: an MR not in a pool; mapped or not, its key valid or not.
  *

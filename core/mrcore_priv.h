@@ -200,7 +200,6 @@ static __always_inline void mrcore_mr_set_run(struct rdma_mr *mr,
 }
 
 int mrcore_mr_recycle(struct rdma_mr *mr);
-int mrcore_mr_end_io(struct rdma_mr *mr, bool killed);
 
 /*
  * Keys one device MR hands out before the core replaces it: the variable
