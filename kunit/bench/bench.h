@@ -23,6 +23,7 @@
 #include "../mrcore_harness.h"
 
 #define BENCH_MAX_QD		64
+#define BENCH_WAKE_DIV		4	/* wake the loop per qd / 4 completions */
 #define BENCH_MAX_QPS		4
 #define BENCH_MAX_ROUNDS	15
 #define BENCH_MAX_PAGES		256	/* the largest shape, 1 MiB */
@@ -169,7 +170,7 @@ struct bench_stats {
  * @nr_qps: QPs in the run.
  * @started: those that have had their first completion.
  * @t_first: when the last of them had it: the window opens there, every QP
- *	with its queue full.
+ *	with its queue filled.
  * @ios: completions counted after @t_first, on all QPs.
  * @t: when each came, in units of %BENCH_WINDOW_UNIT_NS after @t_first
  *	(@t[0] is @t_first itself): @ios + 1 entries.
@@ -229,8 +230,10 @@ struct bench_loop {
  * @iova: the address they use.
  * @pool: rdma-mrcore's MR pool of the QP.
  * @slots: %BENCH_MAX_QD slots.
- * @lock: protects @done.
+ * @lock: protects @done, @nr_done and @wake_at.
  * @done: completed slots, in completion order.
+ * @nr_done: how many.
+ * @wake_at: the CQ callback wakes the run's loop once @nr_done reaches it.
  * @sq_used: WRs posted and not completed.
  * @sq_size: WRs the send queue takes.
  * @impl: the implementation of the current run.
@@ -256,6 +259,8 @@ struct bench_qp {
 
 	spinlock_t lock;	/* protects @done against the CQ callback */
 	struct list_head done;
+	u32 nr_done;
+	u32 wake_at;
 	u32 sq_used;
 	u32 sq_size;
 

@@ -7,11 +7,12 @@
  * For each device, direction, SG shape, queue depth and QP count ("a row"),
  * the two implementations run in turn, run by run (mrcore, rdma_rw, rdma_rw,
  * mrcore, ...), each run for a fixed time: every QP keeps its queue depth of
- * I/Os in flight, each I/O is initialized, its WR chain posted with one
- * ib_post_send() and destroyed when its completion arrives.  A run's rate is
- * counted over one window for all its QPs, from completion to completion,
- * while every queue is full, so neither the ramp-up nor the drain is
- * measured (run.c); the row gives the median of its runs.  Then a loop of
+ * I/Os in flight, refilled whenever a quarter of it has completed; each I/O
+ * is initialized, its WR chain posted with one ib_post_send() and destroyed
+ * when its completion arrives.  A run's rate is counted over one window for
+ * all its QPs, from completion to completion, while every queue is at least
+ * three quarters full, so neither the ramp-up nor the drain is measured
+ * (run.c); the row gives the median of its runs.  Then a loop of
  * init + wrs + destroy without posting gives the CPU cost of each
  * implementation alone.
  *

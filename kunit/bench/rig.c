@@ -58,14 +58,17 @@ static void bench_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct bench_slot *s = container_of(wc->wr_cqe, struct bench_slot, cqe);
 	struct bench_qp *q = s->q;
 	unsigned long flags;
+	bool wake;
 
 	s->status = wc->status;
 	if (wc->status == IB_WC_SUCCESS)
 		bench_window_count(q, ktime_get_ns());
 	spin_lock_irqsave(&q->lock, flags);
 	list_add_tail(&s->entry, &q->done);
+	wake = ++q->nr_done >= q->wake_at;
 	spin_unlock_irqrestore(&q->lock, flags);
-	wake_up(&q->win->wq);
+	if (wake)
+		wake_up(&q->win->wq);
 }
 
 /* Register the peer's MR with remote READ and WRITE: one REG_MR, waited. */
