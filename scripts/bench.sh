@@ -15,8 +15,8 @@
 #      mrcore / rdma_rw per row, draws build/bench/throughput.png.
 #
 # Environment (defaults size the whole run to about 22 minutes: 144 rows in
-# icount mode on one vCPU took 1322 s in the guest on 2026-12-04, the bench kernel
-# already built):
+# icount mode on one vCPU took 1322 s in the guest on 2026-12-04, the bench
+# kernel already built):
 #   MRCORE_BENCH_ROW_MS      one run of one implementation, ms (600)
 #   MRCORE_BENCH_ROUNDS      runs per implementation and row (3)
 #   MRCORE_BENCH_CPU_MS      one init+destroy loop, ms (20)
