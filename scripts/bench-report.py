@@ -10,7 +10,8 @@ MRCORE-PERFTEST-BEGIN/END), writes OUTDIR/results.json:
 
     {"rows": [{"device", "transport", "dir", "shape", "qd", "qps", "impl",
                "backend", "wrs_per_io", "mrs_per_io", "posts_per_io",
-               "ops_per_s", "mb_per_s", "cpu_ns_per_io", ...}],
+               "waits_per_io", "ops_per_s", "mb_per_s", "cpu_ns_per_io",
+               ...}],
      "limit": [{"device", "dir", "size", "mb_per_s"}],
      "mr_cycle": [{"device", "pages", "alloc_ns", "dereg_ns", "key_uses",
                    "per_io_ns"}]}

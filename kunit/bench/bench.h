@@ -299,6 +299,7 @@ struct bench_dev {
  * @wrs: their WRs.
  * @mrs: their registrations.
  * @posts: their ib_post_send() calls.
+ * @waits: times their loops waited for completions.
  * @cpu_ns: init + wrs + destroy loops, ns per I/O.
  * @nr_cpu: loops.
  * @backend: backend or kind of chain.
@@ -313,6 +314,7 @@ struct bench_result {
 	u64 wrs;
 	u64 mrs;
 	u64 posts;
+	u64 waits;
 	u64 cpu_ns[BENCH_MAX_ROUNDS];
 	unsigned int nr_cpu;
 	const char *backend;

@@ -49,7 +49,8 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 {
 	u64 sorted[BENCH_MAX_ROUNDS], mops;
 	u64 bytes = (u64)sh->npages * PAGE_SIZE;
-	char wrs[24], mrs[24], posts[24], ops[24], mbs[24], list[200];
+	char wrs[24], mrs[24], posts[24], waits[24], ops[24], mbs[24];
+	char list[200];
 	char *line;
 	unsigned int i;
 	int n = 0;
@@ -63,6 +64,7 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 	bench_fixed3(wrs, sizeof(wrs), r->wrs, r->ios);
 	bench_fixed3(mrs, sizeof(mrs), r->mrs, r->ios);
 	bench_fixed3(posts, sizeof(posts), r->posts, r->ios);
+	bench_fixed3(waits, sizeof(waits), r->waits, r->ios);
 	bench_fixed3(ops, sizeof(ops), mops, 1000);
 	/* MB/s = ops/s * bytes / 10^6; mops is in thousandths of ops/s. */
 	bench_fixed3(mbs, sizeof(mbs), mops * bytes, 1000ULL * 1000000);
@@ -75,13 +77,13 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 			       i ? "," : "", q, rem / 100);
 	}
 	scnprintf(line, BENCH_LINE,
-		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"error\": %d}",
+		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"waits_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"error\": %d}",
 		  d->target->name,
 		  dev_name(&d->qps[0].pair->active.device->dev),
 		  d->target->driver_id == RDMA_DRIVER_SIW ? "iWARP" : "RoCEv2",
 		  bench_dir_name(dir), sh->name, bytes, qd, qps,
 		  bench_slot_name(impl), r->backend ? r->backend : "-",
-		  r->mixed ? "+" : "", wrs, mrs, posts, ops, mbs,
+		  r->mixed ? "+" : "", wrs, mrs, posts, waits, ops, mbs,
 		  bench_median(r->cpu_ns, r->nr_cpu), list, r->ios,
 		  r->verified ? "true" : "false", r->err);
 	pr_info("mrcore_bench: row: %s\n", line);

@@ -404,6 +404,7 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 			busy |= bench_turn(&d->qps[i]);
 		if (!busy)
 			break;
+		r->waits++;
 		bench_wait(d, nr_qps);
 	}
 	for (i = 0; i < nr_qps; i++) {
