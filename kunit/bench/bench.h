@@ -257,7 +257,7 @@ struct bench_qp {
 	struct rdma_io_pool *pool;
 	struct bench_slot *slots;
 
-	spinlock_t lock;	/* protects @done against the CQ callback */
+	spinlock_t lock;	/* @done, @nr_done, @wake_at against the CQ callback */
 	struct list_head done;
 	u32 nr_done;
 	u32 wake_at;
