@@ -21,6 +21,9 @@
 #   make kcsan                the race suites on the KCSAN kernel, 4 vCPUs (in soak)
 #   make kunit-2host          two guests over a virtio-net wire: the *_2host
 #                             suites against a peer kernel, with netem faults
+#   make nvmeof               real NVMe over Fabrics: nvme-rdma and nvmet-rdma,
+#                             stock and converted (ulp-ports/nvme/), driven by
+#                             Debian's nvme-cli and fio in a guest on rxe and siw
 #   make test-kernel          build (or reuse) the cached test kernel
 
 SHELL := /bin/bash
@@ -39,7 +42,8 @@ endif
 
 .PHONY: all modules clean check mirror kunit kunit-2host test-kernel demo bench \
 	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
-	bench-vs-rw mutants install install-dev install-dkms kcsan operating
+	bench-vs-rw mutants install install-dev install-dkms kcsan operating \
+	nvmeof
 
 all: modules
 
@@ -119,6 +123,9 @@ kunit-2host:
 
 demo:
 	@scripts/demo.sh
+
+nvmeof:
+	@scripts/nvmeof.sh
 
 operating:
 	@scripts/operating.sh

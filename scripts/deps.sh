@@ -19,6 +19,9 @@ pkgs=(
 	# QEMU and the guest's userland
 	qemu-system-x86 busybox-static iproute2 rdma-core ibverbs-providers
 	libibverbs1 librdmacm1 perftest
+	# make nvmeof: the guest runs Debian's own nvme-cli and fio, unmodified,
+	# from the host's root shared read-only (scripts/lib/rootfs-guest.sh)
+	nvme-cli fio util-linux bash
 	# make kunit-2host: the capture of the wire between the guests
 	tcpdump
 	# packaging

@@ -32,6 +32,12 @@
 #                      pass); after its kmemleak scan it serves again,
 #                      until the initiator's last suite powers it off (or
 #                      says bye again)
+#   mrcore.mode=rootfs  (make nvmeof) the guest runs Debian's own userland:
+#                      the host's root, shared read-only over virtio-9p
+#                      (tag hostroot), under a tmpfs overlay; the share
+#                      tagged out (writable) at /mrcore-out; then
+#                      mrcore.script=PATH (a path in the host's root) runs
+#                      as PID 1 in the new root, and does everything else
 # then unload the modules, run a kmemleak scan and power off.
 #
 # The two-guest modes (kunit2host, demo2host, peer) take mrcore.self=N and mrcore.peer=M (1 or 2): this
@@ -55,6 +61,46 @@ RDMA=/usr/local/sbin/rdma
 /bin/busybox --install -s
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
+
+# mode rootfs: everything from here on is the script's, in the host's root.
+# An overlay (tmpfs upper over the read-only share) rather than tmpfs on a
+# few directories: Debian's tools then write where they always do (nvme-cli
+# its host NQN under /etc/nvme, kmod nothing, fio its job files in /tmp)
+# without this init knowing their paths, and nothing reaches the host.
+rootfs() {
+	script=
+	for arg in $(cat /proc/cmdline); do
+		case "$arg" in
+		mrcore.script=*) script=${arg#mrcore.script=} ;;
+		esac
+	done
+	mkdir -p /mnt/lower /mnt/rw /mnt/root
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 \
+		hostroot /mnt/lower || return 1
+	mount -t tmpfs -o mode=0755 tmpfs /mnt/rw || return 1
+	mkdir -p /mnt/rw/upper /mnt/rw/work
+	mount -t overlay overlay \
+		-o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work \
+		/mnt/root || return 1
+	mkdir -p /mnt/root/mrcore-out
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 \
+		out /mnt/root/mrcore-out || return 1
+	for d in dev proc sys; do
+		mount --move /$d /mnt/root/$d || return 1
+	done
+	[ -x "/mnt/root$script" ] || {
+		echo "mrcore-guest: ERROR: no script $script in the host's root"
+		return 1
+	}
+	echo "mrcore-guest: switching to the host's root, running $script"
+	exec switch_root /mnt/root "$script"
+}
+if grep -q 'mrcore.mode=rootfs' /proc/cmdline; then
+	rootfs
+	echo "mrcore-guest: ERROR: mode rootfs failed; powering off"
+	echo o >/proc/sysrq-trigger
+	poweroff -f
+fi
 
 OUT=/dev/ttyS1
 # Raw output on the results port: no \n -> \r\n.

@@ -5,14 +5,17 @@
 #
 #   scripts/qemu-run.sh --kernel BZIMAGE --initrd CPIO.GZ --mode kunit|demo \
 #                       --out DIR [--timeout SECONDS] [--append "ARGS"] \
-#                       [--net "QEMU OPTIONS"]
+#                       [--net "QEMU OPTIONS"] [--share TAG=DIR[:ro]]...
 #
 # TCG (no KVM: it hung at the firmware on this machine kind), -nic none (no
 # guest packet can leave the VM) unless --net gives the guest's network
 # devices instead (split on blanks; make kunit-2host joins two guests by a
 # virtio-net NIC each on a Unix socket, scripts/kunit-2host.sh), serial
 # console to DIR/console.log, the guest's results port (second serial) to
-# DIR/results.log.  Exit status: 0 when the guest powered off, 124 on
+# DIR/results.log.  Each --share exports a host directory to the guest
+# over virtio-9p under mount tag TAG, read-only with ":ro" (make nvmeof
+# shares the host's root this way; scripts/guest-init.sh, mode rootfs).
+# Exit status: 0 when the guest powered off, 124 on
 # timeout, QEMU's status otherwise.
 #
 # Environment: MRCORE_QEMU_TIMEOUT (default 1200 s), MRCORE_QEMU_MEM
@@ -26,6 +29,7 @@ set -euo pipefail
 
 kernel= initrd= mode= out= append=
 net="-nic none"
+shares=()
 timeout=${MRCORE_QEMU_TIMEOUT:-1200}
 mem=${MRCORE_QEMU_MEM:-2048}
 smp=${MRCORE_QEMU_SMP:-$(nproc)}
@@ -49,6 +53,14 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--net) net=$2; shift 2 ;;
+	--share)
+		tag=${2%%=*} dir=${2#*=} ro=
+		case "$dir" in
+		*:ro) dir=${dir%:ro} ro=,readonly=on ;;
+		esac
+		shares+=(-virtfs "local,path=$dir,mount_tag=$tag,security_model=none,multidevs=remap$ro")
+		shift 2
+		;;
 	*) echo "qemu-run: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -79,7 +91,7 @@ set +e
 timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 \
 	-accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem" ${MRCORE_QEMU_EXTRA:-} \
-	-nodefaults -display none -no-reboot $net \
+	-nodefaults -display none -no-reboot $net "${shares[@]}" \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-serial "file:$out/console.log" -serial "file:$out/results.log" \
 	</dev/null

@@ -1,0 +1,360 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make nvmeof, in the guest: PID 1 of a guest whose root is the host's own
+# Debian (scripts/guest-init.sh, mode rootfs), so nvme-cli, fio, kmod,
+# iproute2 and bash are Debian's binaries, unmodified.  Reads
+# /mrcore-out/config.sh (written by scripts/nvmeof.sh) and, for each RDMA
+# device kind and each pairing of NVMe host and target transports (stock =
+# the unpatched upstream file, mrcore = the converted one, both built by
+# scripts/ulp-ports.sh):
+#
+#   1. loads the target transport and configures nvmet through configfs: a
+#      subsystem, a namespace on a brd RAM disk, an rdma port;
+#   2. loads the host transport and runs nvme connect -t rdma;
+#   3. runs fio with crc32c verification on the namespace, one job per
+#      shape (random writes of the job's region, then the region read back
+#      and verified);
+#   4. checks rdma_mrcore's counters (every map and DMA mapping undone
+#      once the I/O is over), nvme disconnect, undoes the configfs tree,
+#      unloads both transports and rdma_mrcore.
+#
+# Then every module goes, kmemleak scans, and the guest powers off.  Each
+# step writes one JSON line to /mrcore-out/results.jsonl; fio's own JSON
+# output and this script's log (also on the console) are kept beside it.
+# scripts/nvmeof-report.py judges them with the console.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+R=/mrcore-out
+# shellcheck source=/dev/null
+. $R/config.sh
+
+NQN=nqn.2026-12.org.rdma-mrcore:nvmeof
+PORT=4420
+CFG=/sys/kernel/config/nvmet
+
+log() {
+	echo "nvmeof-guest: $*"
+	echo "$*" >>$R/guest.log
+}
+# emit JSON: one result line, from key=value words (numbers stay numbers).
+emit() {
+	python3 - "$@" >>$R/results.jsonl <<'EOF'
+import json, sys
+d = {}
+for kv in sys.argv[1:]:
+    k, v = kv.split('=', 1)
+    try:
+        d[k] = int(v)
+    except ValueError:
+        d[k] = v
+print(json.dumps(d))
+EOF
+}
+error() {
+	log "ERROR: $*"
+	emit kind=error what="$*"
+}
+finish() {
+	log "powering off"
+	emit kind=done
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+mounts() {
+	mount -t tmpfs -o mode=1777 tmpfs /tmp
+	mount -t tmpfs -o mode=0755 tmpfs /run
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	mount -t configfs configfs /sys/kernel/config
+	# The test kernel's modules, as modules_install left them, in place
+	# of the host's: modprobe finds nvme-fabrics, nvmet and brd.
+	mount --bind "$MODROOT/lib/modules" /lib/modules
+	# nvme-cli reads the host's NQN and ID from here.
+	mkdir -p /etc/nvme
+	nvme gen-hostnqn >/etc/nvme/hostnqn
+	cat /proc/sys/kernel/random/uuid >/etc/nvme/hostid
+}
+
+# One veth pair per device kind, an RDMA device on each end (as the KUnit
+# guest does): rdma_cm needs an address on a netdev with a MAC.
+setup_pair() { # kind netdev0 netdev1 addr0 addr1
+	ip link add "$2" type veth peer name "$3" &&
+		ip addr add "$4/24" dev "$2" && ip addr add "$5/24" dev "$3" &&
+		ip link set "$2" up && ip link set "$3" up &&
+		rdma link add "${1}0" type "$1" netdev "$2" &&
+		rdma link add "${1}1" type "$1" netdev "$3"
+}
+# Two guests (TOPOLOGY=two), as make kunit-2host joins them: the wire is
+# eth0, a virtio-net NIC whose other end is the other guest's; rxe0 on eth0
+# (203.0.113.N/24); siw0 on vsiw0, a veth end carrying only 198.18.0.N/32,
+# its TCP routed to the other guest over eth0 (rdma_cm binds an address to
+# the first RDMA device of its netdev, so siw cannot share eth0 with rxe).
+# The host is guest 1, the target guest 2.
+setup_wire() { # self peer
+	ip link set eth0 up && ip addr add "203.0.113.$1/24" dev eth0 &&
+		ip link add vsiw0 type veth peer name vsiw1 &&
+		ip addr add "198.18.0.$1/32" dev vsiw0 &&
+		ip link set vsiw0 up && ip link set vsiw1 up &&
+		ip route add "198.18.0.$2/32" via "203.0.113.$2" dev eth0 &&
+		ip neigh replace "198.18.0.$2" lladdr "02:00:00:00:00:0$2" \
+			dev vsiw0 nud permanent &&
+		rdma link add rxe0 type rxe netdev eth0 &&
+		rdma link add siw0 type siw netdev vsiw0
+}
+addr_of() { # kind side(0 target, 1 host)
+	case "$TOPOLOGY$1$2" in
+	onesiw0) echo 192.0.2.1 ;;
+	onesiw1) echo 192.0.2.2 ;;
+	onerxe0) echo 198.51.100.1 ;;
+	onerxe1) echo 198.51.100.2 ;;
+	twosiw0) echo 198.18.0.2 ;;
+	twosiw1) echo 198.18.0.1 ;;
+	tworxe0) echo 203.0.113.2 ;;
+	tworxe1) echo 203.0.113.1 ;;
+	esac
+}
+
+# The two-guest control channel: the target guest serves one command per
+# TCP connection on port 7000 (this script again, as "ctl COMMAND..."),
+# answering with its exit status; "finish" ends the service.
+CTL_PORT=7000
+ctl_serve() {
+	python3 - "$0" $CTL_PORT <<'EOF'
+import socket, subprocess, sys
+script, port = sys.argv[1], int(sys.argv[2])
+srv = socket.create_server(('0.0.0.0', port), reuse_port=True)
+while True:
+    conn, _ = srv.accept()
+    with conn:
+        words = conn.makefile().readline().split()
+        if words == ['finish']:
+            conn.sendall(b'0\n')
+            break
+        rc = subprocess.call(['bash', script, 'ctl'] + words)
+        conn.sendall(b'%d\n' % rc)
+EOF
+}
+ctl() { # COMMAND...: run it in the target guest; its exit status
+	python3 - "$*" $CTL_PORT <<'EOF'
+import socket, sys, time
+for _ in range(300):
+    try:
+        s = socket.create_connection(('203.0.113.2', int(sys.argv[2])), 5)
+        break
+    except OSError:
+        time.sleep(1)
+else:
+    sys.exit(99)
+s.settimeout(None)
+s.sendall(sys.argv[1].encode() + b'\n')
+sys.exit(int(s.makefile().readline() or 98))
+EOF
+}
+
+load_mrcore() {
+	[ -e /sys/module/rdma_mrcore ] && return 0
+	insmod "$MRCORE_KO" || { error "insmod rdma_mrcore"; return 1; }
+}
+load_port() { # module
+	insmod "$PORTS/nvme/$1.ko" || { error "insmod $1"; return 1; }
+}
+
+target_up() { # variant kind
+	modprobe nvmet || { error "modprobe nvmet"; return 1; }
+	[ "$1" = mrcore ] && { load_mrcore || return 1; }
+	load_port "nvmet_rdma_$1" || return 1
+	mkdir "$CFG/subsystems/$NQN" &&
+		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
+		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
+		echo -n /dev/ram0 >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
+		mkdir "$CFG/ports/1" &&
+		echo rdma >"$CFG/ports/1/addr_trtype" &&
+		echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
+		echo "$(addr_of "$2" 0)" >"$CFG/ports/1/addr_traddr" &&
+		echo $PORT >"$CFG/ports/1/addr_trsvcid" &&
+		ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN" ||
+		{ error "nvmet configfs ($1 on $2)"; return 1; }
+}
+target_down() { # variant
+	rm -f "$CFG/ports/1/subsystems/$NQN"
+	[ -d "$CFG/ports/1" ] && rmdir "$CFG/ports/1"
+	if [ -d "$CFG/subsystems/$NQN" ]; then
+		echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable"
+		rmdir "$CFG/subsystems/$NQN/namespaces/1"
+		rmdir "$CFG/subsystems/$NQN"
+	fi
+	rmmod "nvmet_rdma_$1" || error "rmmod nvmet_rdma_$1"
+}
+
+NSDEV=
+host_up() { # variant kind
+	modprobe nvme-fabrics || { error "modprobe nvme-fabrics"; return 1; }
+	[ "$1" = mrcore ] && { load_mrcore || return 1; }
+	load_port "nvme_rdma_$1" || return 1
+	if ! nvme connect -t rdma -a "$(addr_of "$2" 0)" -s $PORT -n $NQN \
+		-w "$(addr_of "$2" 1)" >/tmp/connect.log 2>&1; then
+		cat /tmp/connect.log
+		error "nvme connect ($1 host on $2)"
+		return 1
+	fi
+	# The namespace's block device: the one whose subsystem (multipath
+	# head) or controller has our NQN.
+	NSDEV=
+	for _ in $(seq 1 60); do
+		for b in /sys/block/nvme*n*; do
+			# nvmeXcYnZ: a path of a multipath head, hidden.
+			case "$(basename "$b")" in nvme*c*n*) continue ;; esac
+			[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = $NQN ] || continue
+			NSDEV=/dev/$(basename "$b")
+		done
+		[ -n "$NSDEV" ] && [ -b "$NSDEV" ] && break
+		NSDEV=
+		sleep 1
+	done
+	[ -n "$NSDEV" ] || { error "no namespace after nvme connect"; return 1; }
+	log "connected: $NSDEV ($1 host, $2)"
+}
+host_down() { # variant
+	nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1 ||
+		error "nvme disconnect: $(cat /tmp/disconnect.log)"
+	rmmod "nvme_rdma_$1" || error "rmmod nvme_rdma_$1"
+}
+
+# counters_zero LABEL: every map of rdma_mrcore undone, every DMA mapping
+# unmapped, on every device: what the converted modules took, they gave
+# back.  Recorded whether or not rdma_mrcore is loaded.
+counters_zero() {
+	local d maps unmaps dmaps dunmaps bad=0 total=0
+	[ -d /sys/kernel/debug/rdma_mrcore/devices ] || return 0
+	for d in /sys/kernel/debug/rdma_mrcore/devices/*; do
+		maps=$(awk '$1 == "maps" { s += $2 } END { print s + 0 }' "$d/counters")
+		unmaps=$(awk '$1 == "unmaps" { s += $2 } END { print s + 0 }' "$d/counters")
+		dmaps=$(awk '$1 == "dma_maps" { s += $2 } END { print s + 0 }' "$d/counters")
+		dunmaps=$(awk '$1 == "dma_unmaps" { s += $2 } END { print s + 0 }' "$d/counters")
+		total=$((total + dmaps))
+		if [ "$maps" != "$unmaps" ] || [ "$dmaps" != "$dunmaps" ]; then
+			bad=1
+			log "$1: $(basename "$d"): maps $maps unmaps $unmaps dma_maps $dmaps dma_unmaps $dunmaps"
+		fi
+	done
+	emit kind=counters label="$1" balanced=$((1 - bad)) dma_maps=$total
+}
+
+# One fio job: random writes of a region, then the region read back and
+# checked against the crc32c of each block (fio's verify=crc32c); fatal on
+# the first mismatch.  Region sizes sum to the pairing's total.
+run_job() { # kind host target bs iodepth MiB offset(MiB)
+	local name="$4-qd$5" json=$R/fio-$1-$2-$3-$4-qd$5.json
+	log "fio $name: $6 MiB at $7 MiB on $NSDEV"
+	fio --name="$name" --filename="$NSDEV" --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs="$4" --iodepth="$5" --size="$6M" \
+		--offset="$7M" --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --output-format=json --output="$json" \
+		>/tmp/fio.err 2>&1
+	local rc=$?
+	local errs
+	errs=$(grep -c -i 'verify' /tmp/fio.err)
+	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	emit kind=fio device="$1" topology=$TOPOLOGY host="$2" target="$3" \
+		job="$name" rc=$rc verify_lines="$errs" fio_json="$(basename "$json")"
+}
+
+pairing() { # kind host target
+	local ok=1 off=0
+	log "=== $1: host $2, target $3 ($TOPOLOGY)"
+	if [ "$TOPOLOGY" = two ]; then
+		ctl up "$3" "$1" || { error "target guest: up $3 $1"; ok=0; }
+	else
+		target_up "$3" "$1" || ok=0
+	fi
+	[ $ok = 1 ] && { host_up "$2" "$1" || ok=0; }
+	if [ $ok = 1 ]; then
+		for j in $JOBS; do
+			IFS=: read -r bs qd mib <<<"$j"
+			run_job "$1" "$2" "$3" "$bs" "$qd" "$mib" "$off"
+			off=$((off + mib))
+		done
+		counters_zero "$1 host $2 target $3, connected, idle"
+	fi
+	host_down "$2"
+	if [ "$TOPOLOGY" = two ]; then
+		ctl down "$3" "$1" || error "target guest: down $3 $1"
+	else
+		target_down "$3"
+	fi
+	unload_mrcore "$1 host $2 target $3, after disconnect"
+}
+unload_mrcore() { # label
+	counters_zero "$1"
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || error "rmmod rdma_mrcore"; }
+	return 0
+}
+
+# The target guest's commands (two guests).
+if [ "${1:-}" = ctl ]; then
+	case "$2" in
+	up) target_up "$3" "$4" ;;
+	down)
+		target_down "$3"
+		unload_mrcore "$4 target $3 (target guest), after disconnect"
+		;;
+	*) error "ctl: unknown command $2"; exit 2 ;;
+	esac
+	exit
+fi
+
+mounts
+log "kernel $(uname -r); nvme-cli $(nvme version | head -1); $(fio --version)"
+emit kind=start kernel="$(uname -r)" nvme_cli="$(nvme version | head -1)" \
+	fio="$(fio --version)"
+ip link set lo up
+case "$ROLE" in
+one)
+	for kind in $DEVICES; do
+		setup_pair "$kind" "v${kind}0" "v${kind}1" "$(addr_of "$kind" 0)" \
+			"$(addr_of "$kind" 1)" || error "$kind setup failed"
+	done
+	;;
+host) setup_wire 1 2 || error "wire setup failed" ;;
+target) setup_wire 2 1 || error "wire setup failed" ;;
+esac
+rdma link show
+
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+fi
+[ "$ROLE" = host ] || modprobe brd rd_nr=1 rd_size=$((NS_MIB * 1024)) || error "modprobe brd"
+
+if [ "$ROLE" = target ]; then
+	log "serving the host guest's commands on port $CTL_PORT"
+	ctl_serve || error "the control service failed"
+else
+	for kind in $DEVICES; do
+		for p in $PAIRINGS; do
+			pairing "$kind" "${p%%/*}" "${p#*/}"
+		done
+	done
+	[ "$ROLE" = host ] && { ctl finish || error "target guest: finish"; }
+fi
+
+for m in nvme_fabrics nvme_core nvmet brd; do
+	[ -e /sys/module/$m ] || continue
+	rmmod $m || error "rmmod $m"
+done
+lsmod >$R/lsmod.txt
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	log "kmemleak scan"
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >$R/kmemleak.txt
+	cat $R/kmemleak.txt
+	emit kind=kmemleak leaks="$(grep -c '^unreferenced object' $R/kmemleak.txt)"
+else
+	error "no /sys/kernel/debug/kmemleak"
+fi
+finish

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make nvmeof: real NVMe over Fabrics on rdma-mrcore.  Builds the test
+# kernel (cached), rdma_mrcore.ko, and the NVMe ports (scripts/ulp-ports.sh:
+# nvme-rdma and nvmet-rdma from linux-source-6.12, stock and converted);
+# boots a guest whose root is the host's own Debian (nvme-cli, fio, kmod,
+# iproute2 unmodified; scripts/guest-init.sh, mode rootfs) and runs
+# scripts/nvmeof-guest.sh in it: on siw and rxe, for each pairing of host
+# and target transport, nvmet configured through configfs on a brd RAM
+# disk, nvme connect -t rdma, fio with crc32c verification, nvme
+# disconnect, every module unloaded, a kmemleak scan.
+# scripts/nvmeof-report.py writes build/nvmeof/results.json and judges the
+# run (last line "nvmeof: N passed, M failed").
+#
+# Environment:
+#   MRCORE_NVMEOF_OUT       output directory (default build/nvmeof)
+#   MRCORE_NVMEOF_DEVICES   device kinds (default "siw rxe")
+#   MRCORE_NVMEOF_PAIRINGS  host/target pairings (default
+#                           "mrcore/stock stock/mrcore mrcore/mrcore")
+#   MRCORE_NVMEOF_TOPOLOGIES  "one" (host and target in one guest), "two"
+#                           (two guests on a virtio-net wire); default both
+#   MRCORE_NVMEOF_MIB       MiB written and verified per device and
+#                           pairing, over the six fio shapes (default 256;
+#                           a multiple of 32)
+#   MRCORE_QEMU_TIMEOUT     bound on the guest (default 3600 s)
+set -euo pipefail
+
+# shellcheck source=scripts/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+guest_start nvmeof "${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof}" counts
+
+devices=${MRCORE_NVMEOF_DEVICES:-siw rxe}
+pairings=${MRCORE_NVMEOF_PAIRINGS:-mrcore/stock stock/mrcore mrcore/mrcore}
+topologies=${MRCORE_NVMEOF_TOPOLOGIES:-one two}
+mib=${MRCORE_NVMEOF_MIB:-256}
+[ $((mib % 32)) -eq 0 ] && [ "$mib" -gt 0 ] ||
+	guest_fail "MRCORE_NVMEOF_MIB=$mib is not a positive multiple of 32"
+# The six shapes, bs:iodepth:MiB, their regions back to back on the
+# namespace; the sizes are 1, 1, 4, 4, 10 and 12 32nds of the total.
+u=$((mib / 32))
+jobs="4k:1:$u 4k:16:$u 128k:1:$((4 * u)) 128k:16:$((4 * u)) 1m:1:$((10 * u)) 1m:16:$((12 * u))"
+
+guest_kdir
+guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
+guest_build "$OUT"
+
+# The test kernel's modules (nvme-core, nvme-fabrics, nvmet, brd), as
+# modules_install lays them out, for the guest's modprobe; redone when the
+# kernel changes.
+modroot=$OUT/modroot
+if [ "$(cat "$modroot/.key" 2>/dev/null)" != "$(cat "$KDIR/.mrcore-key")" ]; then
+	rm -rf "$modroot"
+	make -s -C "$KDIR" INSTALL_MOD_PATH="$modroot" modules_install \
+		>"$OUT/modules_install.log" 2>&1 ||
+		guest_fail "modules_install failed ($OUT/modules_install.log)"
+	cp "$KDIR/.mrcore-key" "$modroot/.key"
+fi
+"$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$OUT/src/Module.symvers" nvme ||
+	guest_fail "the NVMe ports did not build"
+
+# run_guest DIR ROLE TOPOLOGY [QEMU ARGS...]: one guest, its console in DIR,
+# its share (config.sh in, results out) DIR/share.
+run_guest() {
+	local dir=$1 role=$2 topo=$3
+	shift 3
+	rm -rf "$dir"
+	mkdir -p "$dir/share"
+	cat >"$dir/share/config.sh" <<CFG
+ROLE=$role
+TOPOLOGY=$topo
+MODROOT='$modroot'
+MRCORE_KO='$OUT/src/rdma_mrcore.ko'
+PORTS='$OUT/ports'
+DEVICES='$devices'
+PAIRINGS='$pairings'
+JOBS='$jobs'
+NS_MIB=$mib
+CFG
+	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+		--initrd "$OUT/initramfs.cpio.gz" --mode rootfs --out "$dir" \
+		--timeout "$tmo" --share hostroot=/:ro --share out="$dir/share" \
+		--append "mrcore.script=$TOP/scripts/nvmeof-guest.sh" "$@"
+}
+tmo=${MRCORE_QEMU_TIMEOUT:-3600}
+rcs=()
+echo "nvmeof: guests on the host's root (read-only, under a tmpfs overlay), QEMU TCG;"
+echo "nvmeof: devices $devices; pairings (host/target) $pairings;"
+echo "nvmeof: $mib MiB written and verified per device and pairing"
+for topo in $topologies; do
+	boot=$(date +%s)
+	case $topo in
+	one)
+		echo "nvmeof: one kernel: host and target in one guest"
+		rc=0
+		run_guest "$OUT/one" one one || rc=$?
+		rcs+=("one=$rc")
+		;;
+	two)
+		echo "nvmeof: two kernels: the host guest and the target guest joined by a"
+		echo "nvmeof: virtio-net wire (one vCPU each)"
+		exec {lk}>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
+		flock "$lk"
+		sock=$OUT/wire.sock
+		rm -f "$sock"
+		net() { # mac-suffix server=on|off
+			echo "-netdev stream,id=wire,$2,addr.type=unix,addr.path=$sock" \
+				"-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$1"
+		}
+		rc_t=0 rc_h=0
+		MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 run_guest "$OUT/two/target" \
+			target two --net "$(net 2 server=on)" &
+		tpid=$!
+		for _ in $(seq 1 100); do
+			[ -S "$sock" ] && break
+			sleep 0.2
+		done
+		MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 run_guest "$OUT/two/host" \
+			host two --net "$(net 1 server=off)" || rc_h=$?
+		# The host told the target to finish: it scans and powers off.
+		for _ in $(seq 1 180); do
+			kill -0 "$tpid" 2>/dev/null || break
+			sleep 1
+		done
+		kill -0 "$tpid" 2>/dev/null && pkill -f "$OUT/two/target" || true
+		wait "$tpid" || rc_t=$?
+		exec {lk}>&-
+		rm -f "$sock"
+		rcs+=("two/host=$rc_h" "two/target=$rc_t")
+		;;
+	*) guest_fail "unknown topology $topo" ;;
+	esac
+	echo "nvmeof: $topo: guests ran $(($(date +%s) - boot)) s"
+done
+echo "nvmeof: total $(($(date +%s) - start)) s"
+exec python3 "$TOP/scripts/nvmeof-report.py" "$OUT" "${rcs[@]}"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the ports of upstream ULPs (ulp-ports/<port>/) out of tree against
+# the test kernel, each twice from the same extraction of linux-source-6.12:
+# the files as they are (stock/, the peer of every comparison) and with the
+# port's patches applied (mrcore/).  Nothing of upstream is kept in the
+# repository: the files are copied at build time from the kernel source
+# scripts/test-kernel.sh extracted.
+#
+#   scripts/ulp-ports.sh OUTDIR SYMVERS [PORT...]
+#
+# OUTDIR/<port>/ gets ulp-ports/<port>/Kbuild, stock/ and mrcore/ (laid out
+# as ulp-ports/<port>/files says) and the modules; SYMVERS is the
+# Module.symvers of the rdma_mrcore.ko the converted modules link to.
+# Unchanged files keep their times (the rebuild is incremental).  A patch
+# that does not apply, or any compiler warning, fails.  Prints, per patch,
+# the lines it adds and removes.
+#
+# Environment: MRCORE_KERNEL_FLAVOUR as scripts/test-kernel.sh.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() {
+	echo "ulp-ports: ERROR: $*" >&2
+	exit 1
+}
+[ $# -ge 2 ] || die "usage: $0 OUTDIR SYMVERS [PORT...]"
+out=$1 symvers=$2
+shift 2
+[ -f "$symvers" ] || die "$symvers not found (build rdma_mrcore first)"
+symvers=$(cd "$(dirname "$symvers")" && pwd)/$(basename "$symvers")
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+kdir=$("$TOP/scripts/test-kernel.sh" --print-dir)
+ksrc=$("$TOP/scripts/test-kernel.sh" --print-src)
+[ -f "$kdir/.mrcore-key" ] || die "the test kernel is not built ($kdir)"
+
+ports=("$@")
+if [ ${#ports[@]} -eq 0 ]; then
+	for d in "$TOP"/ulp-ports/*/; do
+		[ -f "$d/files" ] && ports+=("$(basename "$d")")
+	done
+fi
+
+# put SRC DST: copy unless DST has the same bytes already.
+put() {
+	cmp -s "$1" "$2" && return 0
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2"
+}
+
+for port in "${ports[@]}"; do
+	pdir=$TOP/ulp-ports/$port
+	dst=$out/$port
+	[ -f "$pdir/files" ] || die "no ulp-ports/$port/files"
+	# The patches apply to a staging tree laid out as the kernel source.
+	stage=$dst/.stage
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	mapfile -t lines < <(grep -v -e '^#' -e '^[[:space:]]*$' "$pdir/files")
+	for l in "${lines[@]}"; do
+		read -r from to <<<"$l"
+		[ -f "$ksrc/$from" ] || die "$ksrc/$from missing"
+		mkdir -p "$stage/$(dirname "$from")"
+		cp "$ksrc/$from" "$stage/$from"
+		put "$ksrc/$from" "$dst/stock/$to"
+	done
+	for p in "$pdir"/*.patch; do
+		[ -e "$p" ] || continue
+		patch -d "$stage" -p1 -N -s --no-backup-if-mismatch <"$p" ||
+			die "ulp-ports/$port/$(basename "$p") does not apply to $ksrc"
+		add=$(grep -c '^+[^+]' "$p" || true)
+		del=$(grep -c '^-[^-]' "$p" || true)
+		echo "ulp-ports: $port/$(basename "$p"): +$add -$del"
+	done
+	for l in "${lines[@]}"; do
+		read -r from to <<<"$l"
+		put "$stage/$from" "$dst/mrcore/$to"
+	done
+	put "$pdir/Kbuild" "$dst/Kbuild"
+
+	log=$dst/build.log
+	if ! make -C "$kdir" M="$dst" MRCORE_INCLUDE="$TOP/include" \
+		KBUILD_EXTRA_SYMBOLS="$symvers" -j"$(nproc)" modules >"$log" 2>&1; then
+		cat "$log" >&2
+		die "$port: build failed ($log)"
+	fi
+	if grep -E 'warning|error' "$log"; then
+		die "$port: warnings above ($log)"
+	fi
+	echo "ulp-ports: $port: $(sed 's|.*/||' "$dst/modules.order" | tr '\n' ' ')in $dst"
+done
