@@ -41,6 +41,10 @@ steps=(
 	# two guests over a virtio-net wire: the security suites on rxe and
 	# siw, on make kunit's modules (make kunit-2host for the whole run)
 	"kunit-2host|scripts/kunit-2host.sh --smoke"
+	# real NVMe over Fabrics: the converted nvme-rdma and nvmet-rdma,
+	# Debian's nvme-cli and fio, 64 MiB verified on siw (make nvmeof for
+	# the whole run)
+	"nvmeof|scripts/nvmeof.sh --smoke"
 )
 
 passed=0 failed=0 failures=()

@@ -103,12 +103,15 @@ setup_wire() { # self peer
 		rdma link add rxe0 type rxe netdev eth0 &&
 		rdma link add siw0 type siw netdev vsiw0
 }
+# One kernel: the target listens on the address of siw1 (rxe1) and the host
+# connects to it without binding a source, as make kunit's pairs do:
+# rdma_cm then takes that device for both ends (a source address on the
+# other end of the veth pair would route the local destination over lo,
+# where no RDMA device is, and the connect fails).
 addr_of() { # kind side(0 target, 1 host)
 	case "$TOPOLOGY$1$2" in
-	onesiw0) echo 192.0.2.1 ;;
-	onesiw1) echo 192.0.2.2 ;;
-	onerxe0) echo 198.51.100.1 ;;
-	onerxe1) echo 198.51.100.2 ;;
+	onesiw0) echo 192.0.2.2 ;;
+	onerxe0) echo 198.51.100.2 ;;
 	twosiw0) echo 198.18.0.2 ;;
 	twosiw1) echo 198.18.0.1 ;;
 	tworxe0) echo 203.0.113.2 ;;
@@ -186,6 +189,7 @@ target_down() { # variant
 		rmdir "$CFG/subsystems/$NQN/namespaces/1"
 		rmdir "$CFG/subsystems/$NQN"
 	fi
+	[ -e "/sys/module/nvmet_rdma_$1" ] || return 0
 	rmmod "nvmet_rdma_$1" || error "rmmod nvmet_rdma_$1"
 }
 
@@ -194,8 +198,10 @@ host_up() { # variant kind
 	modprobe nvme-fabrics || { error "modprobe nvme-fabrics"; return 1; }
 	[ "$1" = mrcore ] && { load_mrcore || return 1; }
 	load_port "nvme_rdma_$1" || return 1
+	local src=()
+	[ "$TOPOLOGY" = two ] && src=(-w "$(addr_of "$2" 1)")
 	if ! nvme connect -t rdma -a "$(addr_of "$2" 0)" -s $PORT -n $NQN \
-		-w "$(addr_of "$2" 1)" >/tmp/connect.log 2>&1; then
+		"${src[@]}" >/tmp/connect.log 2>&1; then
 		cat /tmp/connect.log
 		error "nvme connect ($1 host on $2)"
 		return 1
@@ -218,8 +224,12 @@ host_up() { # variant kind
 	log "connected: $NSDEV ($1 host, $2)"
 }
 host_down() { # variant
-	nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1 ||
-		error "nvme disconnect: $(cat /tmp/disconnect.log)"
+	[ -e "/sys/module/nvme_rdma_$1" ] || return 0
+	if [ -n "$NSDEV" ]; then
+		nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1 ||
+			error "nvme disconnect: $(cat /tmp/disconnect.log)"
+	fi
+	NSDEV=
 	rmmod "nvme_rdma_$1" || error "rmmod nvme_rdma_$1"
 }
 
@@ -314,8 +324,10 @@ ip link set lo up
 case "$ROLE" in
 one)
 	for kind in $DEVICES; do
-		setup_pair "$kind" "v${kind}0" "v${kind}1" "$(addr_of "$kind" 0)" \
-			"$(addr_of "$kind" 1)" || error "$kind setup failed"
+		case $kind in
+		siw) setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 ;;
+		rxe) setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 ;;
+		esac || error "$kind setup failed"
 	done
 	;;
 host) setup_wire 1 2 || error "wire setup failed" ;;

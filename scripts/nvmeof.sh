@@ -13,6 +13,9 @@
 # scripts/nvmeof-report.py writes build/nvmeof/results.json and judges the
 # run (last line "nvmeof: N passed, M failed").
 #
+# --smoke (make check): siw only, both ends converted, one kernel, 64 MiB,
+# on make kunit's build.
+#
 # Environment:
 #   MRCORE_NVMEOF_OUT       output directory (default build/nvmeof)
 #   MRCORE_NVMEOF_DEVICES   device kinds (default "siw rxe")
@@ -28,7 +31,22 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
-guest_start nvmeof "${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof}" counts
+if [ "${1:-}" = --smoke ]; then
+	# make check's: one device, converted both ends, one kernel, 64 MiB,
+	# on make kunit's build (its modules and initramfs, cached).
+	OUT=${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof-smoke}
+	BUILD=$TOP/build/kunit
+	export MRCORE_GUEST_SAMPLE=1
+	: "${MRCORE_NVMEOF_DEVICES:=siw}" "${MRCORE_NVMEOF_PAIRINGS:=mrcore/mrcore}"
+	: "${MRCORE_NVMEOF_TOPOLOGIES:=one}" "${MRCORE_NVMEOF_MIB:=64}"
+elif [ $# -gt 0 ]; then
+	echo "usage: $0 [--smoke]" >&2
+	exit 2
+fi
+OUT=${OUT:-${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof}}
+BUILD=${BUILD:-$OUT}
+mkdir -p "$OUT" "$BUILD"
+guest_start nvmeof "$OUT" counts
 
 devices=${MRCORE_NVMEOF_DEVICES:-siw rxe}
 pairings=${MRCORE_NVMEOF_PAIRINGS:-mrcore/stock stock/mrcore mrcore/mrcore}
@@ -43,7 +61,11 @@ jobs="4k:1:$u 4k:16:$u 128k:1:$((4 * u)) 128k:16:$((4 * u)) 1m:1:$((10 * u)) 1m:
 
 guest_kdir
 guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
-guest_build "$OUT"
+if [ "$BUILD" != "$OUT" ]; then
+	# make kunit's build: not while a make kunit uses it.
+	guest_lock "$BUILD/.lock" "nvmeof: a make kunit is using $BUILD; waiting for it"
+fi
+guest_build "$BUILD"
 
 # The test kernel's modules (nvme-core, nvme-fabrics, nvmet, brd), as
 # modules_install lays them out, for the guest's modprobe; redone when the
@@ -56,7 +78,7 @@ if [ "$(cat "$modroot/.key" 2>/dev/null)" != "$(cat "$KDIR/.mrcore-key")" ]; the
 		guest_fail "modules_install failed ($OUT/modules_install.log)"
 	cp "$KDIR/.mrcore-key" "$modroot/.key"
 fi
-"$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$OUT/src/Module.symvers" nvme ||
+"$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$BUILD/src/Module.symvers" nvme ||
 	guest_fail "the NVMe ports did not build"
 
 # run_guest DIR ROLE TOPOLOGY [QEMU ARGS...]: one guest, its console in DIR,
@@ -70,7 +92,7 @@ run_guest() {
 ROLE=$role
 TOPOLOGY=$topo
 MODROOT='$modroot'
-MRCORE_KO='$OUT/src/rdma_mrcore.ko'
+MRCORE_KO='$BUILD/src/rdma_mrcore.ko'
 PORTS='$OUT/ports'
 DEVICES='$devices'
 PAIRINGS='$pairings'
@@ -78,7 +100,7 @@ JOBS='$jobs'
 NS_MIB=$mib
 CFG
 	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-		--initrd "$OUT/initramfs.cpio.gz" --mode rootfs --out "$dir" \
+		--initrd "$BUILD/initramfs.cpio.gz" --mode rootfs --out "$dir" \
 		--timeout "$tmo" --share hostroot=/:ro --share out="$dir/share" \
 		--append "mrcore.script=$TOP/scripts/nvmeof-guest.sh" "$@"
 }
