@@ -194,6 +194,7 @@ target_down() { # variant
 }
 
 NSDEV=
+CONNECT_OPTS=()
 host_up() { # variant kind
 	modprobe nvme-fabrics || { error "modprobe nvme-fabrics"; return 1; }
 	[ "$1" = mrcore ] && { load_mrcore || return 1; }
@@ -201,7 +202,7 @@ host_up() { # variant kind
 	local src=()
 	[ "$TOPOLOGY" = two ] && src=(-w "$(addr_of "$2" 1)")
 	if ! nvme connect -t rdma -a "$(addr_of "$2" 0)" -s $PORT -n $NQN \
-		"${src[@]}" >/tmp/connect.log 2>&1; then
+		"${src[@]}" "${CONNECT_OPTS[@]}" >/tmp/connect.log 2>&1; then
 		cat /tmp/connect.log
 		error "nvme connect ($1 host on $2)"
 		return 1
@@ -251,6 +252,7 @@ counters_zero() {
 		fi
 	done
 	emit kind=counters label="$1" balanced=$((1 - bad)) dma_maps=$total
+	return $bad
 }
 
 # One fio job: random writes of a region, then the region read back and
@@ -297,6 +299,90 @@ pairing() { # kind host target
 	fi
 	unload_mrcore "$1 host $2 target $3, after disconnect"
 }
+# The faults nvme users meet, on the converted ends (the core's counters are
+# theirs).  Each emits kind=fault with ok=1 or 0 and what was seen.
+ctrl_count() { # controllers of our subsystem
+	local n=0 c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = $NQN ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# The target module removed while a host is connected (one kernel): the
+# port goes (an enabled port holds the module), then rmmod; the host must
+# see its controller go (it retries every second for 5 s, then gives up),
+# leave nothing behind, and its module must unload.
+fault_target_removal() { # kind
+	local ok=1 why= gone=0
+	log "=== fault: $1: target module removed under a connected host"
+	CONNECT_OPTS=(--reconnect-delay=1 --ctrl-loss-tmo=5)
+	target_up mrcore "$1" && host_up mrcore "$1" || ok=0
+	CONNECT_OPTS=()
+	if [ $ok = 1 ]; then
+		dd if="$NSDEV" of=/dev/null bs=1M count=4 iflag=direct 2>/dev/null ||
+			{ ok=0; why="no I/O before the removal"; }
+		rm -f "$CFG/ports/1/subsystems/$NQN"
+		rmdir "$CFG/ports/1"
+		rmmod nvmet_rdma_mrcore || { ok=0; why="rmmod nvmet_rdma_mrcore failed"; }
+		for _ in $(seq 1 90); do
+			[ "$(ctrl_count)" = 0 ] && { gone=1; break; }
+			sleep 1
+		done
+		[ $gone = 1 ] || { ok=0; why="the host still has a controller 90 s after"; }
+		NSDEV=
+	fi
+	host_down mrcore
+	target_down mrcore
+	counters_zero "$1 fault target removal" || { ok=0; why="counters unbalanced"; }
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || { ok=0; why="rmmod rdma_mrcore failed"; }; }
+	emit kind=fault fault=target_removal device="$1" topology="$TOPOLOGY" \
+		ok=$ok why="$why" controller_gone=$gone
+}
+
+# The link down longer than the reconnect delay while fio runs (two
+# guests: in one kernel both ends share a device and the traffic never
+# leaves it): the host's eth0 goes down for LINKDOWN_SECS while a
+# verifying fio job runs, then up.  The host must reconnect (the kernel
+# says "Successfully reconnected"), fio's verification must pass, and the
+# counters balance once it is over.
+fault_link_down() { # kind
+	local ok=1 why= rc reconn
+	log "=== fault: $1: link down ${LINKDOWN_SECS:-20} s during fio"
+	ctl up mrcore "$1" || { ok=0; why="target guest: up"; }
+	CONNECT_OPTS=(--reconnect-delay=2 --ctrl-loss-tmo=600)
+	[ $ok = 1 ] && { host_up mrcore "$1" || { ok=0; why="connect"; }; }
+	CONNECT_OPTS=()
+	if [ $ok = 1 ]; then
+		dmesg -c >/dev/null
+		fio --name=linkdown --filename="$NSDEV" --direct=1 \
+			--ioengine=libaio --rw=randwrite --bs=128k --iodepth=16 \
+			--size="${LINKDOWN_MIB:-16}M" --verify=crc32c \
+			--verify_fatal=1 --output-format=json \
+			--output=$R/fio-fault-linkdown-$1.json >/tmp/fio.err 2>&1 &
+		local fpid=$!
+		sleep 3
+		ip link set eth0 down
+		log "eth0 down"
+		sleep "${LINKDOWN_SECS:-20}"
+		ip link set eth0 up
+		log "eth0 up"
+		wait $fpid
+		rc=$?
+		[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+		reconn=$(dmesg | grep -c 'Successfully reconnected')
+		[ "$rc" = 0 ] || { ok=0; why="fio exited $rc"; }
+		[ "$reconn" -ge 1 ] || { ok=0; why="$why; no reconnect in the kernel log"; }
+	fi
+	host_down mrcore
+	ctl down mrcore "$1" || { ok=0; why="$why; target guest: down"; }
+	counters_zero "$1 fault link down" || { ok=0; why="$why; counters unbalanced"; }
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || ok=0; }
+	emit kind=fault fault=link_down device="$1" topology="$TOPOLOGY" \
+		ok=$ok why="$why" fio_rc="${rc:-none}" reconnects="${reconn:-0}" \
+		fio_json="fio-fault-linkdown-$1.json"
+}
+
 unload_mrcore() { # label
 	counters_zero "$1"
 	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || error "rmmod rdma_mrcore"; }
@@ -349,6 +435,10 @@ else
 		for p in $PAIRINGS; do
 			pairing "$kind" "${p%%/*}" "${p#*/}"
 		done
+		case "$FAULTS$TOPOLOGY" in
+		1one) fault_target_removal "$kind" ;;
+		1two) fault_link_down "$kind" ;;
+		esac
 	done
 	[ "$ROLE" = host ] && { ctl finish || error "target guest: finish"; }
 fi

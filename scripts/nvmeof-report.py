@@ -88,6 +88,12 @@ def guest(out, name, qemu_rc, problems, tally):
             if r['balanced'] != 1:
                 problems.append('%s: rdma_mrcore counters unbalanced: %s' %
                                 (name, r['label']))
+        elif kind == 'fault':
+            r['guest'] = name
+            tally['faults'].append(r)
+            if r['ok'] != 1:
+                problems.append('%s: fault %s on %s failed: %s' % (
+                    name, r['fault'], r['device'], r.get('why', '')))
         elif kind == 'error':
             problems.append('%s: guest: %s' % (name, r['what']))
         elif kind == 'kmemleak':
@@ -112,7 +118,7 @@ def guest(out, name, qemu_rc, problems, tally):
 def main():
     out = sys.argv[1]
     problems = []
-    tally = {'runs': [], 'counters': [], 'kmemleak': {}}
+    tally = {'runs': [], 'counters': [], 'faults': tally['faults'], 'kmemleak': {}}
     for spec in sys.argv[2:]:
         name, rc = spec.split('=')
         guest(out, name, int(rc), problems, tally)
@@ -120,12 +126,14 @@ def main():
     if not runs:
         problems.append('no fio job ran')
     passed = sum(1 for r in runs if r['ok']) + \
-        sum(1 for c in tally['counters'] if c['balanced'] == 1)
+        sum(1 for c in tally['counters'] if c['balanced'] == 1) + \
+        sum(1 for f in tally['faults'] if f['ok'] == 1)
     failed = sum(1 for r in runs if not r['ok']) + \
-        sum(1 for c in tally['counters'] if c['balanced'] != 1)
+        sum(1 for c in tally['counters'] if c['balanced'] != 1) + \
+        sum(1 for f in tally['faults'] if f['ok'] != 1)
 
     with open(os.path.join(out, 'results.json'), 'w') as f:
-        json.dump({'runs': runs, 'ab': [], 'faults': [],
+        json.dump({'runs': runs, 'ab': [], 'faults': tally['faults'],
                    'counters': tally['counters'],
                    'kmemleak_leaks': tally['kmemleak']}, f, indent=1)
 
@@ -137,6 +145,11 @@ def main():
             r['device'], r['topology'], r['host'], r['target'], r['job'],
             r['bytes_verified'] / 2**20, r['verify_errors'], r['iops'],
             r['mb_per_s'], '' if r['ok'] else '  FAILED'))
+    for f in tally['faults']:
+        print('fault %-15s %-4s %-4s %s%s' % (
+            f['fault'], f['device'], f['topology'],
+            'ok' if f['ok'] == 1 else 'FAILED',
+            (': ' + f['why']) if f.get('why') else ''))
     total = sum(r['bytes_verified'] for r in runs)
     print('nvmeof: %.1f MiB written and verified in %d fio jobs; results in %s'
           % (total / 2**20, len(runs), os.path.join(out, 'results.json')))

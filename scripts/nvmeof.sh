@@ -26,6 +26,10 @@
 #   MRCORE_NVMEOF_MIB       MiB written and verified per device and
 #                           pairing, over the six fio shapes (default 256;
 #                           a multiple of 64)
+#   MRCORE_NVMEOF_FAULTS    1 (default): per device, after the pairings, on
+#                           the converted ends: the target module removed
+#                           under a connected host (one kernel), the link
+#                           down 20 s while fio verifies (two kernels)
 #   MRCORE_QEMU_TIMEOUT     bound on the guest (default 3600 s)
 set -euo pipefail
 
@@ -39,6 +43,7 @@ if [ "${1:-}" = --smoke ]; then
 	export MRCORE_GUEST_SAMPLE=1
 	: "${MRCORE_NVMEOF_DEVICES:=siw}" "${MRCORE_NVMEOF_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NVMEOF_TOPOLOGIES:=one}" "${MRCORE_NVMEOF_MIB:=64}"
+	: "${MRCORE_NVMEOF_FAULTS:=0}"
 elif [ $# -gt 0 ]; then
 	echo "usage: $0 [--smoke]" >&2
 	exit 2
@@ -52,6 +57,7 @@ devices=${MRCORE_NVMEOF_DEVICES:-siw rxe}
 pairings=${MRCORE_NVMEOF_PAIRINGS:-mrcore/stock stock/mrcore mrcore/mrcore}
 topologies=${MRCORE_NVMEOF_TOPOLOGIES:-one two}
 mib=${MRCORE_NVMEOF_MIB:-256}
+faults=${MRCORE_NVMEOF_FAULTS:-1}
 [ $((mib % 64)) -eq 0 ] && [ "$mib" -gt 0 ] ||
 	guest_fail "MRCORE_NVMEOF_MIB=$mib is not a positive multiple of 64"
 # The six shapes, bs:iodepth:MiB, their regions back to back on the
@@ -99,6 +105,7 @@ DEVICES='$devices'
 PAIRINGS='$pairings'
 JOBS='$jobs'
 NS_MIB=$mib
+FAULTS=$faults
 CFG
 	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
 		--initrd "$BUILD/initramfs.cpio.gz" --mode rootfs --out "$dir" \

@@ -71,8 +71,9 @@ for port in "${ports[@]}"; do
 		[ -e "$p" ] || continue
 		patch -d "$stage" -p1 -N -s --no-backup-if-mismatch <"$p" ||
 			die "ulp-ports/$port/$(basename "$p") does not apply to $ksrc"
-		add=$(grep -c '^+[^+]' "$p" || true)
-		del=$(grep -c '^-[^-]' "$p" || true)
+		# The diff's own lines, not the description above it.
+		add=$(sed -n '/^--- /,$p' "$p" | grep -c '^+[^+]' || true)
+		del=$(sed -n '/^--- /,$p' "$p" | grep -c '^-[^-]' || true)
 		echo "ulp-ports: $port/$(basename "$p"): +$add -$del"
 	done
 	for l in "${lines[@]}"; do
