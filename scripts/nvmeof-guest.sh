@@ -366,6 +366,10 @@ fault_link_down() { # kind
 		log "eth0 down"
 		sleep "${LINKDOWN_SECS:-20}"
 		ip link set eth0 up
+		# A link going down flushes the routes through it: the one to
+		# the target's siw address comes back as a network manager
+		# would put it back (the connected route of rxe returns alone).
+		ip route replace 198.18.0.2/32 via 203.0.113.2 dev eth0
 		log "eth0 up"
 		wait $fpid
 		rc=$?

@@ -118,7 +118,7 @@ def guest(out, name, qemu_rc, problems, tally):
 def main():
     out = sys.argv[1]
     problems = []
-    tally = {'runs': [], 'counters': [], 'faults': tally['faults'], 'kmemleak': {}}
+    tally = {'runs': [], 'counters': [], 'faults': [], 'kmemleak': {}}
     for spec in sys.argv[2:]:
         name, rc = spec.split('=')
         guest(out, name, int(rc), problems, tally)
