@@ -4,12 +4,13 @@
 # make nvmeof: real NVMe over Fabrics on rdma-mrcore.  Builds the test
 # kernel (cached), rdma_mrcore.ko, and the NVMe ports (scripts/ulp-ports.sh:
 # nvme-rdma and nvmet-rdma from linux-source-6.12, stock and converted);
-# boots a guest whose root is the host's own Debian (nvme-cli, fio, kmod,
+# boots guests whose root is the host's own Debian (nvme-cli, fio, kmod,
 # iproute2 unmodified; scripts/guest-init.sh, mode rootfs) and runs
-# scripts/nvmeof-guest.sh in it: on siw and rxe, for each pairing of host
+# scripts/nvmeof-guest.sh in them: on siw and rxe, for each pairing of host
 # and target transport, nvmet configured through configfs on a brd RAM
 # disk, nvme connect -t rdma, fio with crc32c verification, nvme
-# disconnect, every module unloaded, a kmemleak scan.
+# disconnect, every module unloaded, a kmemleak scan; in one guest, then
+# in two joined by a virtio-net wire (host in one, target in the other).
 # scripts/nvmeof-report.py writes build/nvmeof/results.json and judges the
 # run (last line "nvmeof: N passed, M failed").
 #
