@@ -19,7 +19,8 @@
 # wire.  Output in build/demo/2host/{initiator,peer}/.
 #
 # The two-host part takes about 5 minutes more; MRCORE_DEMO_2HOST=0 leaves
-# it out.  MRCORE_DEMO_2HOST_TIMEOUT (default 900 s) bounds each of its
+# it out.  Last, make nvmeof's converted NVMe ends on siw and rxe, 64 MiB
+# each (about 6 minutes; MRCORE_DEMO_NVMEOF=0 leaves it out).  MRCORE_DEMO_2HOST_TIMEOUT (default 900 s) bounds each of its
 # guests.
 set -euo pipefail
 
@@ -48,6 +49,24 @@ if [ "${MRCORE_DEMO_2HOST:-1}" != 0 ]; then
 	echo "demo: two guests ran $(($(date +%s) - pair_boot)) s"
 	pair=("$rc_init" "$rc_peer")
 fi
+# Real NVMe over Fabrics on the core (make nvmeof, small): the converted
+# nvme-rdma and nvmet-rdma, Debian's nvme-cli and fio, on siw and rxe.
+nv_rc=0
+if [ "${MRCORE_DEMO_NVMEOF:-1}" != 0 ]; then
+	echo "demo: real NVMe over Fabrics: nvme-rdma and nvmet-rdma converted to the"
+	echo "demo: core, nvme connect -t rdma and fio (crc32c) from Debian, 64 MiB per device"
+	MRCORE_NVMEOF_OUT=$OUT/nvmeof MRCORE_NVMEOF_BUILD=$OUT \
+		MRCORE_NVMEOF_TOPOLOGIES=one MRCORE_NVMEOF_MIB=64 \
+		MRCORE_NVMEOF_PAIRINGS=mrcore/mrcore MRCORE_NVMEOF_FAULTS=0 \
+		"$TOP/scripts/nvmeof.sh" >"$OUT/nvmeof.log" 2>&1 || nv_rc=$?
+	sed -n '/^dev  topo/,$p' "$OUT/nvmeof.log"
+fi
 echo "demo: done in $(($(date +%s) - start)) s"
 echo
+if [ "$nv_rc" -ne 0 ]; then
+	python3 "$TOP/scripts/guest-report.py" demo "$OUT" "$KSRC" "$TOP" \
+		"$rc" "${pair[@]}" || true
+	echo "demo: the NVMe over Fabrics rows FAILED (see $OUT/nvmeof.log)"
+	exit 1
+fi
 guest_report demo "$rc" "${pair[@]}"

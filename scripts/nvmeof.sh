@@ -31,6 +31,8 @@
 #                           the converted ends: the target module removed
 #                           under a connected host (one kernel), the link
 #                           down 20 s while fio verifies (two kernels)
+#   MRCORE_NVMEOF_BUILD     a build of scripts/guest-build.sh to use, its
+#                           lock held by the caller (make demo's)
 #   MRCORE_QEMU_TIMEOUT     bound on the guest (default 3600 s)
 set -euo pipefail
 
@@ -50,7 +52,8 @@ elif [ $# -gt 0 ]; then
 	exit 2
 fi
 OUT=${OUT:-${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof}}
-BUILD=${BUILD:-$OUT}
+# make demo passes its own build, whose lock it holds.
+BUILD=${BUILD:-${MRCORE_NVMEOF_BUILD:-$OUT}}
 mkdir -p "$OUT" "$BUILD"
 guest_start nvmeof "$OUT" counts
 
@@ -69,7 +72,7 @@ jobs="4k:1:$u 4k:16:$u 128k:1:$((4 * u)) 128k:16:$((4 * u)) 1m:1:$((24 * u)) 1m:
 
 guest_kdir
 guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
-if [ "$BUILD" != "$OUT" ]; then
+if [ "$BUILD" != "$OUT" ] && [ -z "${MRCORE_NVMEOF_BUILD:-}" ]; then
 	# make kunit's build: not while a make kunit uses it.
 	guest_lock "$BUILD/.lock" "nvmeof: a make kunit is using $BUILD; waiting for it"
 fi
