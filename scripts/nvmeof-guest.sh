@@ -202,7 +202,8 @@ host_up() { # variant kind
 	local src=()
 	[ "$TOPOLOGY" = two ] && src=(-w "$(addr_of "$2" 1)")
 	if ! nvme connect -t rdma -a "$(addr_of "$2" 0)" -s $PORT -n $NQN \
-		"${src[@]}" "${CONNECT_OPTS[@]}" >/tmp/connect.log 2>&1; then
+		"${src[@]}" ${CONNECT_DEFAULT:-} "${CONNECT_OPTS[@]}" \
+		>/tmp/connect.log 2>&1; then
 		cat /tmp/connect.log
 		error "nvme connect ($1 host on $2)"
 		return 1

@@ -31,6 +31,9 @@
 #                           the converted ends: the target module removed
 #                           under a connected host (one kernel), the link
 #                           down 20 s while fio verifies (two kernels)
+#   MRCORE_NVMEOF_CONNECT   more options of every nvme connect (a planted
+#                           bug's run: "--ctrl-loss-tmo=10", so that a host
+#                           whose I/O keeps failing gives up)
 #   MRCORE_NVMEOF_BUILD     a build of scripts/guest-build.sh to use, its
 #                           lock held by the caller (make demo's)
 #   MRCORE_QEMU_TIMEOUT     bound on the guest (default 3600 s)
@@ -110,6 +113,7 @@ PAIRINGS='$pairings'
 JOBS='$jobs'
 NS_MIB=$mib
 FAULTS=$faults
+CONNECT_DEFAULT='${MRCORE_NVMEOF_CONNECT:-}'
 CFG
 	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
 		--initrd "$BUILD/initramfs.cpio.gz" --mode rootfs --out "$dir" \
