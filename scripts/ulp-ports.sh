@@ -18,8 +18,8 @@
 # the lines it adds and removes.
 #
 # Environment: MRCORE_KERNEL_FLAVOUR as scripts/test-kernel.sh;
-# MRCORE_ULP_MUTANT=NAME applies ulp-ports/<port>/mutants/NAME.patch, a
-# planted bug, on top of the port's patches (use another OUTDIR).
+# MRCORE_ULP_MUTANT="NAME..." applies ulp-ports/<port>/mutants/NAME.patch,
+# planted bugs, on top of the port's patches (use another OUTDIR).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -80,13 +80,13 @@ for port in "${ports[@]}"; do
 	done
 	# A planted bug (ulp-ports/<port>/mutants/): the converted files with
 	# it, so that a run shows the test that catches it.
-	if [ -n "${MRCORE_ULP_MUTANT:-}" ]; then
-		m=$pdir/mutants/$MRCORE_ULP_MUTANT.patch
-		[ -f "$m" ] || die "no ulp-ports/$port/mutants/$MRCORE_ULP_MUTANT.patch"
+	for mut in ${MRCORE_ULP_MUTANT:-}; do
+		m=$pdir/mutants/$mut.patch
+		[ -f "$m" ] || die "no ulp-ports/$port/mutants/$mut.patch"
 		patch -d "$stage" -p1 -N -s --no-backup-if-mismatch <"$m" ||
-			die "mutant $MRCORE_ULP_MUTANT does not apply"
-		echo "ulp-ports: $port: planted bug $MRCORE_ULP_MUTANT applied"
-	fi
+			die "mutant $mut does not apply"
+		echo "ulp-ports: $port: planted bug $mut applied"
+	done
 	for l in "${lines[@]}"; do
 		read -r from to <<<"$l"
 		put "$stage/$from" "$dst/mrcore/$to"
