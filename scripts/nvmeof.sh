@@ -58,6 +58,7 @@ OUT=${OUT:-${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof}}
 # make demo passes its own build, whose lock it holds.
 BUILD=${BUILD:-${MRCORE_NVMEOF_BUILD:-$OUT}}
 mkdir -p "$OUT" "$BUILD"
+OUT=$(cd "$OUT" && pwd) BUILD=$(cd "$BUILD" && pwd)
 guest_start nvmeof "$OUT" counts
 
 devices=${MRCORE_NVMEOF_DEVICES:-siw rxe}
