@@ -24,6 +24,8 @@
 #   make nvmeof               real NVMe over Fabrics: nvme-rdma and nvmet-rdma,
 #                             stock and converted (ulp-ports/nvme/), driven by
 #                             Debian's nvme-cli and fio in a guest on rxe and siw
+#   make nvmeof-ab            fio IOPS, stock against converted NVMe/RDMA ends,
+#                             with an A/A pair, on the bench kernel (icount)
 #   make test-kernel          build (or reuse) the cached test kernel
 
 SHELL := /bin/bash
@@ -43,7 +45,7 @@ endif
 .PHONY: all modules clean check mirror kunit kunit-2host test-kernel demo bench \
 	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
 	bench-vs-rw mutants install install-dev install-dkms kcsan operating \
-	nvmeof
+	nvmeof nvmeof-ab
 
 all: modules
 
@@ -126,6 +128,9 @@ demo:
 
 nvmeof:
 	@scripts/nvmeof.sh
+
+nvmeof-ab:
+	@scripts/nvmeof.sh --ab
 
 operating:
 	@scripts/operating.sh

@@ -6,7 +6,9 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tools=$("$TOP/scripts/kernel-tools.sh")
 cd "$TOP"
-mapfile -t files < <(scripts/kernel-sources.sh)
+# The ports' own test modules too (not shipped, so not in the list).
+mapfile -t files < <(scripts/kernel-sources.sh
+	git ls-files --cached --others --exclude-standard -- 'ulp-ports/*.[ch]')
 out=$("$tools/scripts/checkpatch.pl" --strict --no-tree --quiet --no-summary \
 	--show-types -f "${files[@]}" 2>&1) || true
 patches=(kunit/kernel-patches/*.patch)

@@ -171,7 +171,7 @@ target_up() { # variant kind
 	mkdir "$CFG/subsystems/$NQN" &&
 		echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
 		mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
-		echo -n /dev/ram0 >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+		echo -n "${NS_PATH:-/dev/ram0}" >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
 		echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
 		mkdir "$CFG/ports/1" &&
 		echo rdma >"$CFG/ports/1/addr_trtype" &&
@@ -228,8 +228,18 @@ host_up() { # variant kind
 host_down() { # variant
 	[ -e "/sys/module/nvme_rdma_$1" ] || return 0
 	if [ -n "$NSDEV" ]; then
-		nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1 ||
-			error "nvme disconnect: $(cat /tmp/disconnect.log)"
+		# Bounded: a disconnect that hangs shows its blocked tasks on
+		# the console (SysRq w) and fails the run, instead of waiting
+		# for the QEMU timeout.
+		timeout 300 nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1
+		case $? in
+		0) ;;
+		124)
+			echo w >/proc/sysrq-trigger
+			error "nvme disconnect hung (300 s; blocked tasks on the console)"
+			;;
+		*) error "nvme disconnect: $(cat /tmp/disconnect.log)" ;;
+		esac
 	fi
 	NSDEV=
 	rmmod "nvme_rdma_$1" || error "rmmod nvme_rdma_$1"
@@ -348,11 +358,11 @@ fault_target_removal() { # kind
 # says "Successfully reconnected"), fio's verification must pass, and the
 # counters balance once it is over.
 fault_link_down() { # kind
-	local ok=1 why= rc reconn
-	log "=== fault: $1: link down ${LINKDOWN_SECS:-20} s during fio"
-	ctl up mrcore "$1" || { ok=0; why="target guest: up"; }
+	local ok=1 why= rc reconn h=${FAULT_PAIRING%/*} t=${FAULT_PAIRING#*/}
+	log "=== fault: $1: link down ${LINKDOWN_SECS:-20} s during fio (host $h, target $t)"
+	ctl up "$t" "$1" || { ok=0; why="target guest: up"; }
 	CONNECT_OPTS=(--reconnect-delay=2 --ctrl-loss-tmo=600)
-	[ $ok = 1 ] && { host_up mrcore "$1" || { ok=0; why="connect"; }; }
+	[ $ok = 1 ] && { host_up "$h" "$1" || { ok=0; why="connect"; }; }
 	CONNECT_OPTS=()
 	if [ $ok = 1 ]; then
 		dmesg -c >/dev/null
@@ -379,13 +389,130 @@ fault_link_down() { # kind
 		[ "$rc" = 0 ] || { ok=0; why="fio exited $rc"; }
 		[ "$reconn" -ge 1 ] || { ok=0; why="$why; no reconnect in the kernel log"; }
 	fi
-	host_down mrcore
-	ctl down mrcore "$1" || { ok=0; why="$why; target guest: down"; }
+	host_down "$h"
+	ctl down "$t" "$1" || { ok=0; why="$why; target guest: down"; }
 	counters_zero "$1 fault link down" || { ok=0; why="$why; counters unbalanced"; }
 	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || ok=0; }
 	emit kind=fault fault=link_down device="$1" topology="$TOPOLOGY" \
+		host="$h" target="$t" \
 		ok=$ok why="$why" fio_rc="${rc:-none}" reconnects="${reconn:-0}" \
 		fio_json="fio-fault-linkdown-$1.json"
+}
+
+# An attacker on another connection of the host's PD while fio runs (one
+# kernel: ulp-ports/nvme/key_attack.c learns each key as its command
+# reaches the target and sees the host complete it).  The namespace is a
+# null_blk device that completes every I/O 200 ms late, so a command stays
+# in flight long enough for the positive control.  Per sample the access
+# the key is for must be served while the command is in flight and
+# refused right after the host completed it; a remote WRITE with a host
+# WRITE's key must be refused by the converted host (it grants only
+# REMOTE_READ) and is served by the stock one (REMOTE_READ | REMOTE_WRITE
+# on every MR): the grant shown, not a failure.  fio verifies every byte
+# meanwhile (the attacker's WRITEs put back what they read, or land in a
+# READ's buffer before the target's data does).
+security_keys() { # kind host
+	local ok=1 why= sum fpid n=${SEC_SAMPLES:-4} runs fails
+	local f_samples f_live f_dead f_rt f_rs f_err
+	log "=== security: $1: an attacker on the PD of the $2 host"
+	modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 \
+		irqmode=2 completion_nsec=200000000 ||
+		{ ok=0; why="modprobe null_blk"; }
+	[ $ok = 1 ] && { NS_PATH=/dev/nullb0 target_up stock "$1" || { ok=0; why="target"; }; }
+	[ $ok = 1 ] && { host_up "$2" "$1" || { ok=0; why="connect"; }; }
+	# The attacker's connections come from the e2e harness, on the core.
+	[ $ok = 1 ] && { load_mrcore && insmod "$HARNESS_KO" || { ok=0; why="harness"; }; }
+	if [ $ok = 1 ]; then
+		rm -f /tmp/sec.stop /tmp/sec.rcs /tmp/sec.fio
+		(
+			while [ ! -e /tmp/sec.stop ]; do
+				fio --name=sec --filename="$NSDEV" --direct=1 \
+					--ioengine=libaio --rw=randwrite --bs=16k \
+					--iodepth=4 --size=2M --verify=crc32c \
+					--verify_fatal=1 --do_verify=1 >>/tmp/sec.fio 2>&1
+				echo $? >>/tmp/sec.rcs
+			done
+		) &
+		fpid=$!
+		dmesg -c >/dev/null
+		insmod "$PORTS/nvme/nvme_key_attack.ko" kind="$1" \
+			host_module="nvme_rdma_$2" samples="$n" ||
+			{ ok=0; why="insmod nvme_key_attack"; }
+		touch /tmp/sec.stop
+		wait $fpid
+		dmesg | grep 'nvme_key_attack' >$R/security-$1-$2.log
+		sed 's/^/nvmeof-guest: /' $R/security-$1-$2.log
+		[ -e /sys/module/nvme_key_attack ] && rmmod nvme_key_attack
+		sum=$(grep -o 'summary .*' $R/security-$1-$2.log | tail -1)
+		sec_field() { echo "$sum" | grep -o " $1=[-0-9]*" | cut -d= -f2; }
+		f_samples=$(sec_field samples) f_live=$(sec_field live_served) f_dead=$(sec_field dead_refused)
+		f_rt=$(sec_field rights_tries) f_rs=$(sec_field rights_served) f_err=$(sec_field error)
+		runs=$(awk 'END { print NR }' /tmp/sec.rcs 2>/dev/null)
+		fails=$(awk '$1 != 0 { n++ } END { print n + 0 }' /tmp/sec.rcs 2>/dev/null)
+		[ -s /tmp/sec.fio ] && [ "$fails" != 0 ] && sed 's/^/fio: /' /tmp/sec.fio
+		[ -n "$sum" ] || { ok=0; why="$why; no summary"; }
+		[ "$f_err" = 0 ] || { ok=0; why="$why; attacker error $f_err"; }
+		[ "$f_samples" = $((2 * n)) ] || { ok=0; why="$why; $f_samples samples"; }
+		[ "$f_live" = "$f_samples" ] || { ok=0; why="$why; live key served $f_live times"; }
+		[ "$f_dead" = "$f_samples" ] || { ok=0; why="$why; dead key refused $f_dead times"; }
+		if [ "$2" = mrcore ]; then
+			[ "$f_rs" = 0 ] || { ok=0; why="$why; a host WRITE's key took a remote WRITE $f_rs times"; }
+		else
+			[ "$f_rs" = "$f_rt" ] || { ok=0; why="$why; stock host: remote WRITE with a WRITE's key served $f_rs of $f_rt"; }
+		fi
+		[ "${runs:-0}" -ge 1 ] && [ "$fails" = 0 ] || { ok=0; why="$why; fio: ${fails:-?} of ${runs:-0} runs failed"; }
+	fi
+	[ -e /sys/module/mrcore_harness ] && rmmod mrcore_harness
+	host_down "$2"
+	target_down stock
+	[ -e /sys/module/null_blk ] && { rmmod null_blk || error "rmmod null_blk"; }
+	unload_mrcore "$1 security, $2 host"
+	emit kind=security device="$1" topology="$TOPOLOGY" host="$2" target=stock \
+		ok=$ok why="${why#; }" samples="${f_samples:-0}" live_served="${f_live:-0}" \
+		dead_refused="${f_dead:-0}" rights_tries="${f_rt:-0}" \
+		rights_served="${f_rs:-0}" fio_runs="${runs:-0}" fio_failed="${fails:-0}" \
+		log="security-$1-$2.log"
+}
+
+# A/B (make nvmeof-ab, the bench kernel in icount mode, one kernel): per
+# device, AB_ROUNDS rounds; each round connects each variant in turn, the
+# order rotated from round to round: stock host and target (A), the same
+# again (A', whose ratio to A is the noise), converted host (stock
+# target), converted target (stock host).  Each variant runs the AB_JOBS
+# fio shapes, time based, on the namespace (filled beforehand, so that a
+# read moves data).
+ab_job() { # kind round variant host target rw bs iodepth
+	local name="$6-$7-qd$8" json=$R/ab-$1-r$2-$3-$6-$7-qd$8.json
+	fio --name="$name" --filename="$NSDEV" --direct=1 --ioengine=libaio \
+		--rw="$6" --bs="$7" --iodepth="$8" --size="${NS_MIB}M" \
+		--time_based --runtime="$AB_SECS" --ramp_time=1 --norandommap \
+		--randrepeat=0 --output-format=json --output="$json" \
+		>/tmp/fio.err 2>&1
+	local rc=$?
+	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	emit kind=ab device="$1" round="$2" variant="$3" host="$4" target="$5" \
+		job="$name" rw="$6" rc=$rc fio_json="$(basename "$json")"
+}
+ab_run() { # kind
+	local variants=(aa:stock:stock aa2:stock:stock host:mrcore:stock target:stock:mrcore)
+	local r i name h t j rw bs qd n=${#variants[@]}
+	dd if=/dev/urandom of=/dev/ram0 bs=1M count="$NS_MIB" oflag=direct status=none ||
+		error "filling /dev/ram0"
+	for r in $(seq 1 "$AB_ROUNDS"); do
+		for i in $(seq 0 $((n - 1))); do
+			IFS=: read -r name h t <<<"${variants[$(((i + r - 1) % n))]}"
+			log "=== A/B $1 round $r: $name (host $h, target $t)"
+			if target_up "$t" "$1" && host_up "$h" "$1"; then
+				for j in $AB_JOBS; do
+					IFS=: read -r rw bs qd <<<"$j"
+					ab_job "$1" "$r" "$name" "$h" "$t" "$rw" "$bs" "$qd"
+				done
+			fi
+			host_down "$h"
+			target_down "$t"
+			unload_mrcore "$1 A/B $name"
+		done
+	done
 }
 
 unload_mrcore() { # label
@@ -437,6 +564,10 @@ if [ "$ROLE" = target ]; then
 	ctl_serve || error "the control service failed"
 else
 	for kind in $DEVICES; do
+		if [ "${AB:-0}" = 1 ]; then
+			ab_run "$kind"
+			continue
+		fi
 		for p in $PAIRINGS; do
 			pairing "$kind" "${p%%/*}" "${p#*/}"
 		done
@@ -444,6 +575,11 @@ else
 		1one) fault_target_removal "$kind" ;;
 		1two) fault_link_down "$kind" ;;
 		esac
+		if [ "$TOPOLOGY" = one ]; then
+			for h in $SECURITY; do
+				security_keys "$kind" "$h"
+			done
+		fi
 	done
 	[ "$ROLE" = host ] && { ctl finish || error "target guest: finish"; }
 fi
@@ -461,7 +597,8 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	cat /sys/kernel/debug/kmemleak >$R/kmemleak.txt
 	cat $R/kmemleak.txt
 	emit kind=kmemleak leaks="$(grep -c '^unreferenced object' $R/kmemleak.txt)"
-else
+elif [ "${AB:-0}" != 1 ]; then
+	# (the bench kernel of make nvmeof-ab has no kmemleak)
 	error "no /sys/kernel/debug/kmemleak"
 fi
 finish

@@ -58,6 +58,106 @@ def fio_run(share, r):
     return row
 
 
+def ab_run(share, r):
+    """One time-based fio run of make nvmeof-ab."""
+    row = {k: r[k] for k in ('device', 'round', 'variant', 'host', 'target',
+                             'job', 'rw', 'rc')}
+    row['iops'] = row['mb_per_s'] = 0.0
+    try:
+        with open(os.path.join(share, r['fio_json'])) as f:
+            text = f.read()
+        job = json.loads(text[text.index('{'):])['jobs'][0]
+        side = job['read' if 'read' in r['rw'] else 'write']
+        row['iops'] = round(side['iops'], 1)
+        row['mb_per_s'] = round(side['bw_bytes'] / 1e6, 3)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        row['why'] = 'no fio JSON (%s)' % e
+    return row
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
+
+
+def ab_table(runs, problems):
+    """Per device and job: each variant's median IOPS over the rounds, the
+    converted ends' ratios to stock (A), and the A/A noise: the ratio of
+    the medians of A' and A, and the spread of the per-round ratios A'/A
+    (their lowest and highest).  A converted end passes a row when its
+    ratio is at or above 1.00, or at or above the lowest A/A ratio."""
+    rows = []
+    keys = sorted({(r['device'], r['job']) for r in runs},
+                  key=lambda k: (k[0], [r['job'] for r in runs].index(k[1])))
+    for dev, job in keys:
+        sel = [r for r in runs if r['device'] == dev and r['job'] == job]
+        by = {}
+        for r in sel:
+            by.setdefault(r['variant'], {})[r['round']] = r
+        med = {v: median([x['iops'] for x in d.values()])
+               for v, d in by.items()}
+        mbs = {v: median([x['mb_per_s'] for x in d.values()])
+               for v, d in by.items()}
+        a = med.get('aa', 0.0)
+        aa_rounds = [by['aa2'][k]['iops'] / by['aa'][k]['iops']
+                     for k in by.get('aa', {}) if k in by.get('aa2', {}) and
+                     by['aa'][k]['iops'] > 0]
+        row = {'device': dev, 'job': job, 'rounds': len(by.get('aa', {})),
+               'iops': med, 'mb_per_s': mbs}
+        for v in ('aa2', 'host', 'target'):
+            row[v + '_ratio'] = round(med.get(v, 0.0) / a, 4) if a else 0.0
+        row['aa_low'] = round(min(aa_rounds), 4) if aa_rounds else 0.0
+        row['aa_high'] = round(max(aa_rounds), 4) if aa_rounds else 0.0
+        low = min(1.0, row['aa_low'], row['aa2_ratio'])
+        for v in ('host', 'target'):
+            row[v + '_ok'] = bool(a) and row[v + '_ratio'] >= low
+            if not row[v + '_ok']:
+                problems.append('A/B %s %s: converted %s at %.3f of stock, '
+                                'below the A/A spread (%.3f-%.3f)' % (
+                                    dev, job, v, row[v + '_ratio'],
+                                    row['aa_low'], row['aa_high']))
+        rows.append(row)
+    return rows
+
+
+def ab_plot(rows, path):
+    """Bars of the converted ends' ratios, with the A/A spread."""
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    devs = sorted({r['device'] for r in rows})
+    fig, axes = plt.subplots(len(devs), 1, figsize=(10, 3.5 * len(devs)),
+                             squeeze=False)
+    for ax, dev in zip(axes[:, 0], devs):
+        sel = [r for r in rows if r['device'] == dev]
+        x = range(len(sel))
+        ax.bar([i - 0.2 for i in x], [r['host_ratio'] for r in sel], 0.4,
+               label='converted host / stock')
+        ax.bar([i + 0.2 for i in x], [r['target_ratio'] for r in sel], 0.4,
+               label='converted target / stock')
+        for i, r in zip(x, sel):
+            ax.plot([i - 0.45, i + 0.45], [r['aa_low']] * 2, 'k:', lw=1)
+            ax.plot([i - 0.45, i + 0.45], [r['aa_high']] * 2, 'k:', lw=1)
+        ax.axhline(1.0, color='grey', lw=0.8)
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([r['job'] for r in sel], rotation=20, fontsize=8)
+        ax.set_ylabel('IOPS ratio')
+        ax.set_title('%s: fio on NVMe/RDMA, icount mode (dotted: A/A spread)'
+                     % dev)
+        lo = min([r['host_ratio'] for r in sel] +
+                 [r['target_ratio'] for r in sel] +
+                 [r['aa_low'] for r in sel] + [1.0])
+        ax.set_ylim(max(0.0, lo - 0.1), None)
+        ax.legend(fontsize=8, loc='lower right')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
 def guest(out, name, qemu_rc, problems, tally):
     """Judge one guest (OUTDIR/NAME: its console, its share) into @tally."""
     gdir = os.path.join(out, name)
@@ -94,6 +194,14 @@ def guest(out, name, qemu_rc, problems, tally):
             if r['ok'] != 1:
                 problems.append('%s: fault %s on %s failed: %s' % (
                     name, r['fault'], r['device'], r.get('why', '')))
+        elif kind == 'security':
+            r['guest'] = name
+            tally['security'].append(r)
+            if r['ok'] != 1:
+                problems.append('%s: security on %s, %s host failed: %s' % (
+                    name, r['device'], r['host'], r.get('why', '')))
+        elif kind == 'ab':
+            tally['ab_runs'].append(ab_run(share, r))
         elif kind == 'error':
             problems.append('%s: guest: %s' % (name, r['what']))
         elif kind == 'kmemleak':
@@ -102,7 +210,8 @@ def guest(out, name, qemu_rc, problems, tally):
             done = True
     if not done:
         problems.append('%s: the guest did not finish' % name)
-    if leaks is None:
+    if leaks is None and not any(r.get('kind') == 'ab' for r in lines):
+        # (make nvmeof-ab's bench kernel has no kmemleak)
         problems.append('%s: no kmemleak scan' % name)
     elif leaks:
         problems.append('%s: kmemleak: %d leak(s)' % (name, leaks))
@@ -118,22 +227,32 @@ def guest(out, name, qemu_rc, problems, tally):
 def main():
     out = sys.argv[1]
     problems = []
-    tally = {'runs': [], 'counters': [], 'faults': [], 'kmemleak': {}}
+    tally = {'runs': [], 'counters': [], 'faults': [], 'security': [],
+             'ab_runs': [], 'kmemleak': {}}
     for spec in sys.argv[2:]:
         name, rc = spec.split('=')
         guest(out, name, int(rc), problems, tally)
     runs = tally['runs']
-    if not runs:
+    ab = ab_table(tally['ab_runs'], problems) if tally['ab_runs'] else []
+    for r in tally['ab_runs']:
+        if r['rc'] != 0 or r.get('why') or r['iops'] <= 0:
+            problems.append('A/B %s round %d %s %s: fio rc %d %s' % (
+                r['device'], r['round'], r['variant'], r['job'], r['rc'],
+                r.get('why', '')))
+    if not runs and not ab and not tally['security']:
         problems.append('no fio job ran')
     passed = sum(1 for r in runs if r['ok']) + \
         sum(1 for c in tally['counters'] if c['balanced'] == 1) + \
-        sum(1 for f in tally['faults'] if f['ok'] == 1)
+        sum(1 for f in tally['faults'] if f['ok'] == 1) + \
+        sum(1 for s in tally['security'] if s['ok'] == 1)
     failed = sum(1 for r in runs if not r['ok']) + \
         sum(1 for c in tally['counters'] if c['balanced'] != 1) + \
-        sum(1 for f in tally['faults'] if f['ok'] != 1)
+        sum(1 for f in tally['faults'] if f['ok'] != 1) + \
+        sum(1 for s in tally['security'] if s['ok'] != 1)
 
     with open(os.path.join(out, 'results.json'), 'w') as f:
-        json.dump({'runs': runs, 'ab': [], 'faults': tally['faults'],
+        json.dump({'runs': runs, 'ab': ab, 'ab_runs': tally['ab_runs'], 'faults': tally['faults'],
+                   'security': tally['security'],
                    'counters': tally['counters'],
                    'kmemleak_leaks': tally['kmemleak']}, f, indent=1)
 
@@ -150,6 +269,32 @@ def main():
             f['fault'], f['device'], f['topology'],
             'ok' if f['ok'] == 1 else 'FAILED',
             (': ' + f['why']) if f.get('why') else ''))
+    for s in tally['security']:
+        print('security %-4s %-6s host: %d samples, live %d served, dead %d '
+              'refused, remote WRITE with a host WRITE\'s key %d/%d served; '
+              '%s%s' % (
+                  s['device'], s['host'], s['samples'], s['live_served'],
+                  s['dead_refused'], s['rights_served'], s['rights_tries'],
+                  'ok' if s['ok'] == 1 else 'FAILED',
+                  (': ' + s['why']) if s.get('why') else ''))
+    if ab:
+        print('A/B: median IOPS of %d rounds; ratio to stock host and target '
+              '(A); A/A: A\'/A and its per-round spread' % ab[0]['rounds'])
+        print('%-4s %-16s %9s %9s %9s %7s %7s %7s %13s' % (
+            'dev', 'job', 'IOPS A', 'MB/s A', 'IOPS A\'', 'A\'/A',
+            'host', 'target', 'A/A spread'))
+        for r in ab:
+            print('%-4s %-16s %9.1f %9.2f %9.1f %7.3f %7.3f %7.3f '
+                  '%6.3f-%6.3f%s' % (
+                      r['device'], r['job'], r['iops'].get('aa', 0),
+                      r['mb_per_s'].get('aa', 0), r['iops'].get('aa2', 0),
+                      r['aa2_ratio'], r['host_ratio'], r['target_ratio'],
+                      r['aa_low'], r['aa_high'],
+                      '' if r['host_ok'] and r['target_ok'] else '  BELOW'))
+        if ab_plot(ab, os.path.join(out, 'ab.png')):
+            print('nvmeof: plot in %s' % os.path.join(out, 'ab.png'))
+        passed += sum(r['host_ok'] + r['target_ok'] for r in ab)
+        failed += sum((not r['host_ok']) + (not r['target_ok']) for r in ab)
     total = sum(r['bytes_verified'] for r in runs)
     print('nvmeof: %.1f MiB written and verified in %d fio jobs; results in %s'
           % (total / 2**20, len(runs), os.path.join(out, 'results.json')))

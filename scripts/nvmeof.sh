@@ -15,7 +15,8 @@
 # run (last line "nvmeof: N passed, M failed").
 #
 # --smoke (make check): siw only, both ends converted, one kernel, 64 MiB,
-# on make kunit's build.
+# the attacker on the converted host's PD (2 samples per direction), on
+# make kunit's build.
 #
 # Environment:
 #   MRCORE_NVMEOF_OUT       output directory (default build/nvmeof)
@@ -31,11 +32,24 @@
 #                           the converted ends: the target module removed
 #                           under a connected host (one kernel), the link
 #                           down 20 s while fio verifies (two kernels)
+#   MRCORE_NVMEOF_FAULT_PAIRING  host/target of the link_down fault
+#                           (default mrcore/mrcore; stock/stock to compare)
+#   MRCORE_NVMEOF_SECURITY  hosts attacked, one kernel, per device (default
+#                           "stock mrcore"; "" for none): an attacker on
+#                           another connection of the host's PD tries the
+#                           keys of commands in flight and just completed
+#                           (ulp-ports/nvme/key_attack.c)
+#   MRCORE_NVMEOF_SEC_SAMPLES  samples per direction of each attack (4)
 #   MRCORE_NVMEOF_CONNECT   more options of every nvme connect (a planted
 #                           bug's run: "--ctrl-loss-tmo=10", so that a host
 #                           whose I/O keeps failing gives up)
 #   MRCORE_NVMEOF_BUILD     a build of scripts/guest-build.sh to use, its
 #                           lock held by the caller (make demo's)
+#   MRCORE_NVMEOF_AB_ROUNDS  --ab: rounds, each variant once per round (3)
+#   MRCORE_NVMEOF_AB_SECS   --ab: seconds of guest time per fio run (3)
+#   MRCORE_NVMEOF_AB_JOBS   --ab: the fio shapes, rw:bs:iodepth (the
+#                           issue's eight: random read and write, 4k at 1
+#                           and 16, 128k at 16, 1m at 4)
 #   MRCORE_QEMU_TIMEOUT     bound on the guest (default 3600 s)
 set -euo pipefail
 
@@ -49,9 +63,23 @@ if [ "${1:-}" = --smoke ]; then
 	export MRCORE_GUEST_SAMPLE=1
 	: "${MRCORE_NVMEOF_DEVICES:=siw}" "${MRCORE_NVMEOF_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NVMEOF_TOPOLOGIES:=one}" "${MRCORE_NVMEOF_MIB:=64}"
-	: "${MRCORE_NVMEOF_FAULTS:=0}"
+	: "${MRCORE_NVMEOF_FAULTS:=0}" "${MRCORE_NVMEOF_SECURITY=mrcore}"
+	: "${MRCORE_NVMEOF_SEC_SAMPLES:=2}"
+elif [ "${1:-}" = --ab ]; then
+	# make nvmeof-ab: fio's IOPS and MB/s, stock against converted, on
+	# the bench kernel (no KASAN, kmemleak, lockdep, DMA-API debugging)
+	# in make bench's icount mode: one vCPU whose clock advances by the
+	# instructions it runs, so rates measure the guest's work, not the
+	# host's load.
+	OUT=${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof-ab}
+	export MRCORE_KERNEL_FLAVOUR=bench
+	export MRCORE_QEMU_ACCEL=tcg MRCORE_QEMU_SMP=1
+	export MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -icount shift=1,sleep=off"
+	AB=1
+	MRCORE_NVMEOF_TOPOLOGIES=one MRCORE_NVMEOF_MIB=64 MRCORE_NVMEOF_FAULTS=0
+	MRCORE_NVMEOF_SECURITY=
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--smoke]" >&2
+	echo "usage: $0 [--smoke | --ab]" >&2
 	exit 2
 fi
 OUT=${OUT:-${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof}}
@@ -62,10 +90,11 @@ OUT=$(cd "$OUT" && pwd) BUILD=$(cd "$BUILD" && pwd)
 guest_start nvmeof "$OUT" counts
 
 devices=${MRCORE_NVMEOF_DEVICES:-siw rxe}
-pairings=${MRCORE_NVMEOF_PAIRINGS:-mrcore/stock stock/mrcore mrcore/mrcore}
+pairings=${MRCORE_NVMEOF_PAIRINGS-mrcore/stock stock/mrcore mrcore/mrcore}
 topologies=${MRCORE_NVMEOF_TOPOLOGIES:-one two}
 mib=${MRCORE_NVMEOF_MIB:-256}
 faults=${MRCORE_NVMEOF_FAULTS:-1}
+security=${MRCORE_NVMEOF_SECURITY-stock mrcore}
 [ $((mib % 64)) -eq 0 ] && [ "$mib" -gt 0 ] ||
 	guest_fail "MRCORE_NVMEOF_MIB=$mib is not a positive multiple of 64"
 # The six shapes, bs:iodepth:MiB, their regions back to back on the
@@ -108,12 +137,20 @@ ROLE=$role
 TOPOLOGY=$topo
 MODROOT='$modroot'
 MRCORE_KO='$BUILD/src/rdma_mrcore.ko'
+HARNESS_KO='$BUILD/src/kunit/mrcore_harness.ko'
 PORTS='$OUT/ports'
 DEVICES='$devices'
 PAIRINGS='$pairings'
 JOBS='$jobs'
 NS_MIB=$mib
 FAULTS=$faults
+SECURITY='$security'
+SEC_SAMPLES=${MRCORE_NVMEOF_SEC_SAMPLES:-4}
+FAULT_PAIRING='${MRCORE_NVMEOF_FAULT_PAIRING:-mrcore/mrcore}'
+AB=${AB:-0}
+AB_ROUNDS=${MRCORE_NVMEOF_AB_ROUNDS:-3}
+AB_SECS=${MRCORE_NVMEOF_AB_SECS:-3}
+AB_JOBS='${MRCORE_NVMEOF_AB_JOBS:-randread:4k:1 randwrite:4k:1 randread:4k:16 randwrite:4k:16 randread:128k:16 randwrite:128k:16 randread:1m:4 randwrite:1m:4}'
 CONNECT_DEFAULT='${MRCORE_NVMEOF_CONNECT:-}'
 CFG
 	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \

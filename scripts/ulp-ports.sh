@@ -92,9 +92,14 @@ for port in "${ports[@]}"; do
 		put "$stage/$from" "$dst/mrcore/$to"
 	done
 	put "$pdir/Kbuild" "$dst/Kbuild"
+	# The port's own sources (its tests' modules), as they are.
+	for f in "$pdir"/*.[ch]; do
+		[ -e "$f" ] && put "$f" "$dst/$(basename "$f")"
+	done
 
 	log=$dst/build.log
 	if ! make -C "$kdir" M="$dst" MRCORE_INCLUDE="$TOP/include" \
+		MRCORE_SRC="$(dirname "$symvers")" \
 		KBUILD_EXTRA_SYMBOLS="$symvers" -j"$(nproc)" modules >"$log" 2>&1; then
 		cat "$log" >&2
 		die "$port: build failed ($log)"
