@@ -161,8 +161,13 @@ CFG
 tmo=${MRCORE_QEMU_TIMEOUT:-3600}
 rcs=()
 echo "nvmeof: guests on the host's root (read-only, under a tmpfs overlay), QEMU TCG;"
-echo "nvmeof: devices $devices; pairings (host/target) $pairings;"
-echo "nvmeof: $mib MiB written and verified per device and pairing"
+if [ "${AB:-0}" = 1 ]; then
+	echo "nvmeof: A/B on $devices, icount mode, one vCPU: stock, stock again (A/A),"
+	echo "nvmeof: converted host, converted target; ${MRCORE_NVMEOF_AB_ROUNDS:-3} rounds"
+else
+	echo "nvmeof: devices $devices; pairings (host/target) $pairings;"
+	echo "nvmeof: $mib MiB written and verified per device and pairing"
+fi
 for topo in $topologies; do
 	boot=$(date +%s)
 	case $topo in
@@ -209,4 +214,10 @@ for topo in $topologies; do
 	echo "nvmeof: $topo: guests ran $(($(date +%s) - boot)) s"
 done
 echo "nvmeof: total $(($(date +%s) - start)) s"
-exec python3 "$TOP/scripts/nvmeof-report.py" "$OUT" "${rcs[@]}"
+# Debian's python3-matplotlib (the A/B plot) is in the system
+# interpreter's path; a python3 found first on PATH may not see it.
+py=python3
+if ! python3 -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ]; then
+	py=/usr/bin/python3
+fi
+exec "$py" "$TOP/scripts/nvmeof-report.py" "$OUT" "${rcs[@]}"
