@@ -231,15 +231,19 @@ host_down() { # variant
 		# Bounded: a disconnect that hangs shows its blocked tasks on
 		# the console (SysRq w) and fails the run, instead of waiting
 		# for the QEMU timeout.
-		timeout 300 nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1
-		case $? in
-		0) ;;
-		124)
+		# (a task in D state ignores timeout(1)'s signals: poll it)
+		nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1 &
+		local dpid=$! i
+		for i in $(seq 1 300); do
+			kill -0 $dpid 2>/dev/null || break
+			sleep 1
+		done
+		if kill -0 $dpid 2>/dev/null; then
 			echo w >/proc/sysrq-trigger
 			error "nvme disconnect hung (300 s; blocked tasks on the console)"
-			;;
-		*) error "nvme disconnect: $(cat /tmp/disconnect.log)" ;;
-		esac
+		elif ! wait $dpid; then
+			error "nvme disconnect: $(cat /tmp/disconnect.log)"
+		fi
 	fi
 	NSDEV=
 	rmmod "nvme_rdma_$1" || error "rmmod nvme_rdma_$1"
@@ -573,7 +577,11 @@ else
 		done
 		case "$FAULTS$TOPOLOGY" in
 		1one) fault_target_removal "$kind" ;;
-		1two) fault_link_down "$kind" ;;
+		1two)
+			for FAULT_PAIRING in $FAULT_PAIRINGS; do
+				fault_link_down "$kind"
+			done
+			;;
 		esac
 		if [ "$TOPOLOGY" = one ]; then
 			for h in $SECURITY; do

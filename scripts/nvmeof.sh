@@ -32,8 +32,9 @@
 #                           the converted ends: the target module removed
 #                           under a connected host (one kernel), the link
 #                           down 20 s while fio verifies (two kernels)
-#   MRCORE_NVMEOF_FAULT_PAIRING  host/target of the link_down fault
-#                           (default mrcore/mrcore; stock/stock to compare)
+#   MRCORE_NVMEOF_FAULT_PAIRINGS  host/target pairings the link_down fault
+#                           runs on, in turn (default mrcore/mrcore; add
+#                           stock/stock to compare)
 #   MRCORE_NVMEOF_SECURITY  hosts attacked, one kernel, per device (default
 #                           "stock mrcore"; "" for none): an attacker on
 #                           another connection of the host's PD tries the
@@ -146,7 +147,7 @@ NS_MIB=$mib
 FAULTS=$faults
 SECURITY='$security'
 SEC_SAMPLES=${MRCORE_NVMEOF_SEC_SAMPLES:-4}
-FAULT_PAIRING='${MRCORE_NVMEOF_FAULT_PAIRING:-mrcore/mrcore}'
+FAULT_PAIRINGS='${MRCORE_NVMEOF_FAULT_PAIRINGS:-mrcore/mrcore}'
 AB=${AB:-0}
 AB_ROUNDS=${MRCORE_NVMEOF_AB_ROUNDS:-3}
 AB_SECS=${MRCORE_NVMEOF_AB_SECS:-3}
