@@ -386,6 +386,19 @@ fault_link_down() { # kind
 		# would put it back (the connected route of rxe returns alone).
 		ip route replace 198.18.0.2/32 via 203.0.113.2 dev eth0
 		log "eth0 up"
+		# A host that never comes back (no reconnect, I/O stuck) shows
+		# its blocked tasks (SysRq w) instead of running into the QEMU
+		# timeout; fio is then killed and the fault fails.
+		local i
+		for i in $(seq 1 "${LINKUP_WAIT_SECS:-600}"); do
+			kill -0 $fpid 2>/dev/null || break
+			sleep 1
+		done
+		if kill -0 $fpid 2>/dev/null; then
+			echo w >/proc/sysrq-trigger
+			log "fio still running ${LINKUP_WAIT_SECS:-600} s after the link came back: blocked tasks on the console"
+			kill -9 $fpid
+		fi
 		wait $fpid
 		rc=$?
 		[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
