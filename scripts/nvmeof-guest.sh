@@ -398,9 +398,15 @@ fault_link_down() { # kind
 			echo w >/proc/sysrq-trigger
 			log "fio still running ${LINKUP_WAIT_SECS:-600} s after the link came back: blocked tasks on the console"
 			kill -9 $fpid
+			sleep 10
 		fi
-		wait $fpid
-		rc=$?
+		# (a fio in D state survives SIGKILL: do not wait for it then)
+		if kill -0 $fpid 2>/dev/null; then
+			rc=137
+		else
+			wait $fpid
+			rc=$?
+		fi
 		[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
 		reconn=$(dmesg | grep -c 'Successfully reconnected')
 		[ "$rc" = 0 ] || { ok=0; why="fio exited $rc"; }
