@@ -225,25 +225,34 @@ host_up() { # variant kind
 	[ -n "$NSDEV" ] || { error "no namespace after nvme connect"; return 1; }
 	log "connected: $NSDEV ($1 host, $2)"
 }
+# await PID SECONDS: the exit status of background job PID, polled each
+# second (a task in D state ignores timeout(1)'s signals); if it still
+# runs after SECONDS, its blocked tasks and every other go to the console
+# (SysRq w) and the status is 124.
+await() {
+	local i
+	for i in $(seq 1 "$2"); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo w >/proc/sysrq-trigger
+		return 124
+	fi
+	wait "$1"
+}
 host_down() { # variant
 	[ -e "/sys/module/nvme_rdma_$1" ] || return 0
 	if [ -n "$NSDEV" ]; then
-		# Bounded: a disconnect that hangs shows its blocked tasks on
-		# the console (SysRq w) and fails the run, instead of waiting
-		# for the QEMU timeout.
-		# (a task in D state ignores timeout(1)'s signals: poll it)
+		# Bounded: a disconnect that hangs fails the run, instead of
+		# waiting for the QEMU timeout.
 		nvme disconnect -n $NQN >/tmp/disconnect.log 2>&1 &
-		local dpid=$! i
-		for i in $(seq 1 300); do
-			kill -0 $dpid 2>/dev/null || break
-			sleep 1
-		done
-		if kill -0 $dpid 2>/dev/null; then
-			echo w >/proc/sysrq-trigger
-			error "nvme disconnect hung (300 s; blocked tasks on the console)"
-		elif ! wait $dpid; then
-			error "nvme disconnect: $(cat /tmp/disconnect.log)"
-		fi
+		await $! 300
+		case $? in
+		0) ;;
+		124) error "nvme disconnect hung (300 s; blocked tasks on the console)" ;;
+		*) error "nvme disconnect: $(cat /tmp/disconnect.log)" ;;
+		esac
 	fi
 	NSDEV=
 	rmmod "nvme_rdma_$1" || error "rmmod nvme_rdma_$1"
@@ -389,23 +398,15 @@ fault_link_down() { # kind
 		# A host that never comes back (no reconnect, I/O stuck) shows
 		# its blocked tasks (SysRq w) instead of running into the QEMU
 		# timeout; fio is then killed and the fault fails.
-		local i
-		for i in $(seq 1 "${LINKUP_WAIT_SECS:-600}"); do
-			kill -0 $fpid 2>/dev/null || break
-			sleep 1
-		done
-		if kill -0 $fpid 2>/dev/null; then
-			echo w >/proc/sysrq-trigger
+		await $fpid "${LINKUP_WAIT_SECS:-600}"
+		rc=$?
+		if [ $rc = 124 ]; then
 			log "fio still running ${LINKUP_WAIT_SECS:-600} s after the link came back: blocked tasks on the console"
 			kill -9 $fpid
 			sleep 10
-		fi
-		# (a fio in D state survives SIGKILL: do not wait for it then)
-		if kill -0 $fpid 2>/dev/null; then
+			# (a fio in D state survives SIGKILL: no wait then)
 			rc=137
-		else
-			wait $fpid
-			rc=$?
+			kill -0 $fpid 2>/dev/null || { wait $fpid; rc=$?; }
 		fi
 		[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
 		reconn=$(dmesg | grep -c 'Successfully reconnected')
