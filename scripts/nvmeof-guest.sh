@@ -229,10 +229,13 @@ host_up() { # variant kind
 # second (a task in D state ignores timeout(1)'s signals); if it still
 # runs after SECONDS, its blocked tasks and every other go to the console
 # (SysRq w) and the status is 124.
+# await PID SECS [DIAG]: wait for PID at most SECS, running the command
+# DIAG every minute while it lasts; past SECS, SysRq w and status 124.
 await() {
 	local i
 	for i in $(seq 1 "$2"); do
 		kill -0 "$1" 2>/dev/null || break
+		[ -n "${3:-}" ] && [ $((i % 60)) = 0 ] && $3
 		sleep 1
 	done
 	if kill -0 "$1" 2>/dev/null; then
@@ -364,15 +367,47 @@ fault_target_removal() { # kind
 		ok=$ok why="$why" controller_gone=$gone
 }
 
+# What the connection manager and the neighbour table hold on this guest
+# (and, from the host guest, on the target guest): where a reconnection
+# that does not come is waiting.
+wire_state() {
+	log "wire state ($ROLE): $(rdma res show cm_id 2>&1 | tr '\n' ';')"
+	log "wire state ($ROLE): $(ip neigh show dev eth0 2>&1 | tr '\n' ';')"
+	log "wire state ($ROLE): $(rdma link show 2>&1 | tr '\n' ';')"
+	log "wire state ($ROLE): $(rdma statistic show 2>&1 | tr '\n' ';')"
+	log "wire state ($ROLE): $(ip -s link show eth0 2>&1 | tr '\n' ';')"
+	[ "$ROLE" = host ] && ctl diag
+	return 0
+}
+
+# cut SECS: in a second (time for the control reply to leave), this
+# guest sends nothing on the wire for SECS seconds (netem drops every
+# packet), in the background.  Both guests cut: the wire is down for both
+# ends while both links stay up.
+cut() {
+	(
+		sleep 1
+		tc qdisc replace dev eth0 root netem loss 100% &&
+			sleep "$1" && tc qdisc del dev eth0 root
+	) >/dev/null 2>&1 &
+}
+
 # The link down longer than the reconnect delay while fio runs (two
 # guests: in one kernel both ends share a device and the traffic never
-# leaves it): the host's eth0 goes down for LINKDOWN_SECS while a
-# verifying fio job runs, then up.  The host must reconnect (the kernel
-# says "Successfully reconnected"), fio's verification must pass, and the
-# counters balance once it is over.
+# leaves it), for LINKDOWN_SECS while a verifying fio job runs, then up.
+# How (LINK_FAULT, "auto" picks per device):
+#  - down: the host's eth0 goes down (siw);
+#  - cut: the wire between the guests is cut, both links staying up
+#    (rxe: after its own port went down and up, a stock rxe host's
+#    connection request is never answered, stock and converted alike:
+#    testing.rst).
+# The host must reconnect (the kernel says "Successfully reconnected"),
+# fio's verification must pass, and the counters balance once it is over.
 fault_link_down() { # kind
 	local ok=1 why= rc reconn h=${FAULT_PAIRING%/*} t=${FAULT_PAIRING#*/}
-	log "=== fault: $1: link down ${LINKDOWN_SECS:-20} s during fio (host $h, target $t)"
+	local how=${LINK_FAULT:-auto}
+	[ "$how" = auto ] && { [ "$1" = rxe ] && how=cut || how=down; }
+	log "=== fault: $1: link $how ${LINKDOWN_SECS:-20} s during fio (host $h, target $t)"
 	ctl up "$t" "$1" || { ok=0; why="target guest: up"; }
 	CONNECT_OPTS=(--reconnect-delay=2 --ctrl-loss-tmo=600)
 	[ $ok = 1 ] && { host_up "$h" "$1" || { ok=0; why="connect"; }; }
@@ -386,19 +421,31 @@ fault_link_down() { # kind
 			--output=$R/fio-fault-linkdown-$1.json >/tmp/fio.err 2>&1 &
 		local fpid=$!
 		sleep 3
-		ip link set eth0 down
-		log "eth0 down"
-		sleep "${LINKDOWN_SECS:-20}"
-		ip link set eth0 up
-		# A link going down flushes the routes through it: the one to
-		# the target's siw address comes back as a network manager
-		# would put it back (the connected route of rxe returns alone).
-		ip route replace 198.18.0.2/32 via 203.0.113.2 dev eth0
-		log "eth0 up"
+		if [ "$how" = cut ]; then
+			ctl cut "${LINKDOWN_SECS:-20}" || { ok=0; why="target guest: cut"; }
+			cut "${LINKDOWN_SECS:-20}"
+			sleep 2
+			tc qdisc show dev eth0 | grep -q netem || { ok=0; why="$why; cut"; }
+			log "wire cut"
+			sleep "${LINKDOWN_SECS:-20}"
+			while tc qdisc show dev eth0 | grep -q netem; do sleep 1; done
+			log "wire back"
+		else
+			ip link set eth0 down
+			log "eth0 down"
+			sleep "${LINKDOWN_SECS:-20}"
+			ip link set eth0 up
+			# A link going down flushes the routes through it: the one
+			# to the target's siw address comes back as a network
+			# manager would put it back (the connected route of rxe
+			# returns alone).
+			ip route replace 198.18.0.2/32 via 203.0.113.2 dev eth0
+			log "eth0 up"
+		fi
 		# A host that never comes back (no reconnect, I/O stuck) shows
 		# its blocked tasks (SysRq w) instead of running into the QEMU
 		# timeout; fio is then killed and the fault fails.
-		await $fpid "${LINKUP_WAIT_SECS:-600}"
+		await $fpid "${LINKUP_WAIT_SECS:-600}" wire_state
 		rc=$?
 		if [ $rc = 124 ]; then
 			log "fio still running ${LINKUP_WAIT_SECS:-600} s after the link came back: blocked tasks on the console"
@@ -418,7 +465,7 @@ fault_link_down() { # kind
 	counters_zero "$1 fault link down" || { ok=0; why="$why; counters unbalanced"; }
 	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || ok=0; }
 	emit kind=fault fault=link_down device="$1" topology="$TOPOLOGY" \
-		host="$h" target="$t" \
+		host="$h" target="$t" how="$how" \
 		ok=$ok why="$why" fio_rc="${rc:-none}" reconnects="${reconn:-0}" \
 		fio_json="fio-fault-linkdown-$1.json"
 }
@@ -507,18 +554,29 @@ security_keys() { # kind host
 # read moves data).
 ab_job() { # kind round variant host target rw bs iodepth
 	local name="$6-$7-qd$8" json=$R/ab-$1-r$2-$3-$6-$7-qd$8.json
-	fio --name="$name" --filename="$NSDEV" --direct=1 --ioengine=libaio \
-		--rw="$6" --bs="$7" --iodepth="$8" --size="${NS_MIB}M" \
-		--time_based --runtime="$AB_SECS" --ramp_time=1 --norandommap \
-		--randrepeat=0 --output-format=json --output="$json" \
-		>/tmp/fio.err 2>&1
+	local perf=()
+	# AB_PROFILE=1: where the guest's time goes, sampled on its clock
+	# (in icount mode, its instructions), a symbol table per run.
+	[ "$AB_PROFILE" = 1 ] &&
+		perf=(perf record -q -a -e cpu-clock -F 4999 -o /tmp/perf.data --)
+	"${perf[@]}" fio --name="$name" --filename="$NSDEV" --direct=1 \
+		--ioengine=libaio --rw="$6" --bs="$7" --iodepth="$8" \
+		--size="${NS_MIB}M" --time_based --runtime="$AB_SECS" \
+		--ramp_time=1 --norandommap --randrepeat=0 --output-format=json \
+		--output="$json" >/tmp/fio.err 2>&1
 	local rc=$?
 	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	if [ "$AB_PROFILE" = 1 ]; then
+		perf report -q -i /tmp/perf.data --stdio --sort sym \
+			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
+		rm -f /tmp/perf.data
+	fi
 	emit kind=ab device="$1" round="$2" variant="$3" host="$4" target="$5" \
 		job="$name" rw="$6" rc=$rc fio_json="$(basename "$json")"
 }
 ab_run() { # kind
-	local variants=(aa:stock:stock aa2:stock:stock host:mrcore:stock target:stock:mrcore)
+	local variants
+	read -r -a variants <<<"$AB_VARIANTS"
 	local r i name h t j rw bs qd n=${#variants[@]}
 	dd if=/dev/urandom of=/dev/ram0 bs=1M count="$NS_MIB" oflag=direct status=none ||
 		error "filling /dev/ram0"
@@ -549,6 +607,8 @@ unload_mrcore() { # label
 if [ "${1:-}" = ctl ]; then
 	case "$2" in
 	up) target_up "$3" "$4" ;;
+	diag) wire_state ;;
+	cut) cut "$3" ;;
 	down)
 		target_down "$3"
 		unload_mrcore "$4 target $3 (target guest), after disconnect"

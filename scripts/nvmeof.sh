@@ -35,6 +35,11 @@
 #   MRCORE_NVMEOF_FAULT_PAIRINGS  host/target pairings the link_down fault
 #                           runs on, in turn (default mrcore/mrcore; add
 #                           stock/stock to compare)
+#   MRCORE_NVMEOF_LINK_FAULT  how the link goes down: "down" (the host's
+#                           eth0 down), "cut" (the wire cut, both links
+#                           up), "auto" (default: down on siw, cut on rxe,
+#                           whose own port going down and up leaves even a
+#                           stock host unable to reconnect)
 #   MRCORE_NVMEOF_SECURITY  hosts attacked, one kernel, per device (default
 #                           "stock mrcore"; "" for none): an attacker on
 #                           another connection of the host's PD tries the
@@ -51,6 +56,13 @@
 #   MRCORE_NVMEOF_AB_JOBS   --ab: the fio shapes, rw:bs:iodepth (the
 #                           issue's eight: random read and write, 4k at 1
 #                           and 16, 128k at 16, 1m at 4)
+#   MRCORE_NVMEOF_AB_VARIANTS  --ab: name:host:target of each variant
+#                           (default "aa:stock:stock aa2:stock:stock
+#                           host:mrcore:stock target:stock:mrcore")
+#   MRCORE_NVMEOF_AB_PROFILE  --ab: 1 samples each fio run with perf
+#                           (cpu-clock, the guest's clock: its instructions
+#                           in icount mode) into ab-*.perf.txt; the figures
+#                           of such a run are not the A/B's
 #   MRCORE_QEMU_TIMEOUT     bound on the guest (default 3600 s)
 set -euo pipefail
 
@@ -148,10 +160,13 @@ FAULTS=$faults
 SECURITY='$security'
 SEC_SAMPLES=${MRCORE_NVMEOF_SEC_SAMPLES:-4}
 FAULT_PAIRINGS='${MRCORE_NVMEOF_FAULT_PAIRINGS:-mrcore/mrcore}'
+LINK_FAULT=${MRCORE_NVMEOF_LINK_FAULT:-auto}
 AB=${AB:-0}
 AB_ROUNDS=${MRCORE_NVMEOF_AB_ROUNDS:-3}
 AB_SECS=${MRCORE_NVMEOF_AB_SECS:-3}
 AB_JOBS='${MRCORE_NVMEOF_AB_JOBS:-randread:4k:1 randwrite:4k:1 randread:4k:16 randwrite:4k:16 randread:128k:16 randwrite:128k:16 randread:1m:4 randwrite:1m:4}'
+AB_VARIANTS='${MRCORE_NVMEOF_AB_VARIANTS:-aa:stock:stock aa2:stock:stock host:mrcore:stock target:stock:mrcore}'
+AB_PROFILE=${MRCORE_NVMEOF_AB_PROFILE:-0}
 CONNECT_DEFAULT='${MRCORE_NVMEOF_CONNECT:-}'
 CFG
 	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
