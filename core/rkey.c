@@ -19,6 +19,14 @@
  *    request was posted in part, then deregisters and replaces each MR's
  *    device MR (mrcore_pool_kill_return()), which kills its key whatever
  *    state it was in, and completes the request with -EIO.
+ *
+ * An MR whose device MR has handed out its %MRCORE_KEY_USES keys is not
+ * given back free but quarantined: the pool's work gives it a new device
+ * MR, in process context, before it is taken again.  So mapping an MR of
+ * a set never allocates, and a ULP may map where it cannot sleep (a
+ * block driver's queue_rq).  The MRs of a new set start at staggered key
+ * counts, so that they come to their last key one at a time and the pool
+ * is never short of more than one of them.
  */
 #include "mrcore_internal.h"
 
@@ -90,7 +98,8 @@ static void mrcore_rkey_finish(struct rdma_rkey_req *req)
 		}
 	}
 	for (i = 0; i < req->nr_mrs; i++)
-		mrcore_pool_return(req->set->pool, req->mrs[i], true);
+		mrcore_pool_return(req->set->pool, req->mrs[i],
+				   req->mrs[i]->key_uses < MRCORE_KEY_USES);
 	mrcore_rkey_release(req);
 	req->done(req, 0);
 }
@@ -128,6 +137,8 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 {
 	struct rdma_rkey_set *set;
 	struct rdma_io_pool *pool;
+	struct rdma_mr *mr;
+	u32 i = 0;
 
 	if (!qp || !nr_mrs || !max_pages)
 		return ERR_PTR(-EINVAL);
@@ -139,6 +150,9 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 		kfree(set);
 		return ERR_CAST(pool);
 	}
+	/* One MR in MRCORE_KEY_USES / nr_mrs maps comes to its last key. */
+	list_for_each_entry(mr, &pool->clean, pool_entry)
+		mr->key_uses = i++ * MRCORE_KEY_USES / nr_mrs;
 	set->pool = pool;
 	spin_lock_init(&set->lock);
 	INIT_LIST_HEAD(&set->retiring);
@@ -277,11 +291,12 @@ static int mrcore_rkey_map(struct rdma_rkey_req *req, struct scatterlist *sg,
  * @remote_ops on exactly the bytes of @sg, and the registration is chained
  * in front of the request's first WR.
  *
- * Context: Any context; the caller serializes calls on one request.  Every
- * 256th mapping of an MR allocates a device MR: process context.
+ * Context: Any context (a set's MRs get their new device MRs from the
+ * pool's work, not here); the caller serializes calls on one request.
  * Return: 0; -EINVAL for a NULL argument or a request without a set;
  * -EMSGSIZE if the request holds %RDMA_RKEY_REQ_MAX_MRS MRs; -EAGAIN if
- * the set has no free MR; or the error of rdma_map_sg_rkey() (-E2BIG if
+ * the set has no free MR (all held by requests, or one waiting for its new
+ * device MR); or the error of rdma_map_sg_rkey() (-E2BIG if
  * @sg spans more pages than one MR maps).  On error the request holds what
  * it held before.
  */

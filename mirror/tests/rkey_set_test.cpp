@@ -10,6 +10,8 @@
 // callback runs, the attacker of keys_test.cpp (a peer on another
 // connection of the same PD) is refused, a stale key does not reach the
 // MR's next mapping, the MRs are back in the set and nothing leaks.
+#include <set>
+
 #include "fixture.h"
 
 namespace mirror {
@@ -295,6 +297,64 @@ TEST_P(RkeySetTest, RemoteInvalidationGivesTheMrBackAtOnce)
 	EXPECT_EQ(sim::queued(local_.qp), queued) << "a WR for a dead key";
 	ExpectRetired(r, 0, mem, 2);
 	ExpectStaleAfterReuse(keys, 3);
+}
+
+// A set's MRs get their new device MRs from the pool's work, never from a
+// map: mapping may run where a ULP cannot sleep.  An MR that handed out
+// its last key (MRCORE_KEY_USES) waits, quarantined, for the work; the
+// MRs start at staggered counts (0, 64, 128, 192 for four), so they come
+// to their last key one at a time; no key value comes back.
+TEST_P(RkeySetTest, KeysRunOutInTheWorkNotInTheMap)
+{
+	ib_device *dev = local_.hca->dev();
+	std::set<u32> seen;
+	Buffer mem(kMrPages);
+	u32 cycles = 0, recycled = 0;
+	u64 recycled0 = 0, now = 0;
+	int ret = 0;
+
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &recycled0), 0);
+	for (;;) {
+		std::vector<Named> keys;
+		Named n{.len = 64};
+		TestReq r;
+		Sg sg;
+
+		Init(&r, &keys);
+		sg.add(mem.at(cycles % 64 * 64), 64);
+		ret = rdma_rkey_map_sg(&r.rk, sg.get(), sg.n(),
+				       RDMA_MR_REMOTE_WRITE, &n.key, &n.iova);
+		if (ret)
+			break;
+		ASSERT_TRUE(seen.insert(n.key).second)
+			<< "key " << n.key << " came back after " << cycles;
+		keys.push_back(n);
+		PostReq(&r);
+		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
+		rdma_rkey_req_retire(&r.rk, &wc);
+		PollCq();
+		ASSERT_EQ(r.calls, 1);
+		ASSERT_EQ(r.status, 0);
+		ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+		ASSERT_EQ(now, recycled0) << "a map replaced a device MR";
+		cycles++;
+		ASSERT_LT(cycles, kMrs * MRCORE_KEY_USES);
+	}
+	EXPECT_EQ(ret, -EAGAIN) << "every MR waits for the work";
+	// 256 + 192 + 128 + 64 keys of the first device MRs.
+	EXPECT_EQ(cycles, kMrs * MRCORE_KEY_USES * (kMrs + 1) / (2 * kMrs));
+	EXPECT_EQ(Free(), kMrs) << "the work gave the MRs new device MRs";
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+	recycled = u32(now - recycled0);
+	EXPECT_EQ(recycled, kMrs);
+
+	std::vector<Named> keys;
+	TestReq r;
+
+	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_READ);
+	EXPECT_FALSE(seen.count(keys[0].key)) << "an old key value came back";
+	rdma_rkey_req_retire(&r.rk, nullptr);
+	EXPECT_EQ(Free(), kMrs);
 }
 
 // A reply that invalidates nothing: one chain of LOCAL_INVs, the last one
