@@ -574,6 +574,18 @@ ab_job() { # kind round variant host target rw bs iodepth
 	emit kind=ab device="$1" round="$2" variant="$3" host="$4" target="$5" \
 		job="$name" rw="$6" rc=$rc fio_json="$(basename "$json")"
 }
+# The devices' packet and WR counts and the core's, so far (a profile's
+# run): what a variant's I/Os cost besides CPU time.
+ab_counts() { # label
+	local d
+	for d in $(rdma link show | awk '{ print $2 }'); do
+		log "counts $1: $(rdma statistic show 2>/dev/null | grep "^link $d ")"
+	done
+	for d in /sys/kernel/debug/rdma_mrcore/devices/*/counters; do
+		[ -e "$d" ] && log "counts $1: mrcore $(basename "$(dirname "$d")") $(tr '\n' ' ' <"$d")"
+	done
+	return 0
+}
 ab_run() { # kind
 	local variants
 	read -r -a variants <<<"$AB_VARIANTS"
@@ -590,6 +602,7 @@ ab_run() { # kind
 					ab_job "$1" "$r" "$name" "$h" "$t" "$rw" "$bs" "$qd"
 				done
 			fi
+			[ "$AB_PROFILE" = 1 ] && ab_counts "$1 round $r $name"
 			host_down "$h"
 			target_down "$t"
 			unload_mrcore "$1 A/B $name"
