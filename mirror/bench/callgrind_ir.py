@@ -25,3 +25,13 @@ def own_ir(path, own_file):
     if not ours:
         return None
     return sum(ir for ir, _, fn in costs if fn in ours)
+
+
+def fn_ir(path, name):
+    """Exclusive Ir of the functions called name (any file), 0 if none."""
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        m = FN_LINE.match(line)
+        if m and m.group(2).rsplit(":", 1)[-1] == name:
+            total += int(m.group(1).replace(",", ""))
+    return total

@@ -20,7 +20,6 @@ int vsrw_mrcore_io(const struct vsrw_io *io, struct vsrw_tally *t)
 	rdma_io_ctx_wrs(&ctx, io->cqe, NULL);
 	t->ios++;
 	t->wrs += (u32)wrs;
-	t->mrs += ctx.nr_mrs;
 	rdma_io_ctx_destroy(&ctx, io->wc_ok);
 	return 0;
 }
@@ -28,7 +27,6 @@ int vsrw_mrcore_io(const struct vsrw_io *io, struct vsrw_tally *t)
 int vsrw_rw_io(const struct vsrw_io *io, struct vsrw_tally *t)
 {
 	struct rdma_rw_ctx ctx;
-	int used = io->qp->mrs_used;
 	int wrs = rdma_rw_ctx_init(&ctx, io->qp, io->port_num, io->sg,
 				   io->sg_cnt, 0, io->remote_addr, io->rkey,
 				   io->dir);
@@ -38,7 +36,6 @@ int vsrw_rw_io(const struct vsrw_io *io, struct vsrw_tally *t)
 	rdma_rw_ctx_wrs(&ctx, io->qp, io->port_num, io->cqe, NULL);
 	t->ios++;
 	t->wrs += (u32)wrs;
-	t->mrs += (u32)(io->qp->mrs_used - used);
 	rdma_rw_ctx_destroy(&ctx, io->qp, io->port_num, io->sg, io->sg_cnt,
 			    io->dir);
 	return 0;

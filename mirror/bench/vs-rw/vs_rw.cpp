@@ -31,10 +31,15 @@
 // with a chain is device work), destroy given the successful completion
 // the HCA would have produced.
 //
-// Prints "ROW ios=N wrs=W mrs=M verified=0|1 fixups=F strict=STATUS
+// The measured loop keeps the same tally on both sides (I/Os, and WRs from
+// init's return value); what an I/O takes from its pool is read outside it,
+// from the checked I/Os.
+//
+// Prints "ROW ios=N wrs=W chain_mrs=M verified=0|1 fixups=F strict=STATUS
 // backend=B chain_wrs=CW chain_regs=CR chain_first=CHAIN chain=CHAIN":
-// ios, wrs and mrs are totals of the N measured I/Os; the rest describes
-// the checked I/Os (chain: the last one's, CW WRs of which CR REG_MRs).
+// ios and wrs are totals of the N measured I/Os; the rest describes the
+// checked I/Os (chain: the last one's, CW WRs of which CR REG_MRs, its I/O
+// taking M MRs).
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -211,6 +216,7 @@ public:
 	std::string strict = "SUCCESS";	// status of a chain posted as built
 	std::string chain_first, chain;	// first and steady-state chains
 	u32 chain_wrs = 0, chain_regs = 0;	// WRs and REG_MRs of chain
+	u32 chain_mrs = 0;			// MRs chain's I/O took
 	std::string backend;
 
 private:
@@ -227,6 +233,7 @@ private:
 		vsrw_rw_ctx *rw = nullptr;	// rdma_rw's
 		std::string chain;
 		u32 wrs = 0, regs = 0;		// WRs and REG_MRs of chain
+		u32 mrs = 0;			// MRs taken from the pool
 	};
 
 	// Post one I/O, drain, check.  fix: set READ_WITH_INV keys.
@@ -332,6 +339,7 @@ Rig::Checked Rig::posted_io(u64 seed, bool fix)
 		chain = p.chain;
 		chain_wrs = p.wrs;
 		chain_regs = p.regs;
+		chain_mrs = p.mrs;
 	}
 	return {std::move(st), got == want};
 }
@@ -349,6 +357,7 @@ void Rig::post_mrcore(Posted &p)
 
 	p.chain = describe_chain(first);
 	count_chain(first, &p.wrs, &p.regs);
+	p.mrs = p.ctx.nr_mrs;
 	p.ret = ib_post_send(pair_->local.qp, p.ctx.first, nullptr);
 }
 
@@ -365,6 +374,7 @@ void Rig::post_rw(Posted &p, bool fix)
 		throw std::runtime_error("rdma_rw_ctx_init: " +
 					 std::to_string(err));
 	backend = mrs ? "mr" : "sge";
+	p.mrs = mrs;
 	p.chain = describe_chain(first);
 	count_chain(first, &p.wrs, &p.regs);
 	if (fix)
@@ -427,7 +437,7 @@ int main(int argc, char **argv)
 			std::string line =
 				std::string(name) + " ios=" + std::to_string(t.ios) +
 				" wrs=" + std::to_string(t.wrs) +
-				" mrs=" + std::to_string(t.mrs) +
+				" chain_mrs=" + std::to_string(rig.chain_mrs) +
 				" verified=" + (rig.verified ? "1" : "0") +
 				" fixups=" + std::to_string(rig.fixups) +
 				" strict=" + rig.strict + " backend=" + rig.backend +
