@@ -94,11 +94,11 @@ protected:
 			EXPECT_EQ(local_.hca->find_mr(key), nullptr)
 				<< "key 0x" << std::hex << key << " outlived the destroy";
 			mine.fill(77);
-			EXPECT_NE(Attack(IB_WR_RDMA_WRITE, iova, key, mine.at(0),
-					 64), IB_WC_SUCCESS)
+			EXPECT_EQ(Attack(IB_WR_RDMA_WRITE, iova, key, mine.at(0),
+					 64), Access::kRefused)
 				<< "key 0x" << std::hex << key << " still writes";
-			EXPECT_NE(Attack(IB_WR_RDMA_READ, iova, key, mine.at(0),
-					 64), IB_WC_SUCCESS)
+			EXPECT_EQ(Attack(IB_WR_RDMA_READ, iova, key, mine.at(0),
+					 64), Access::kRefused)
 				<< "key 0x" << std::hex << key << " still reads";
 		}
 		if (c.read)

@@ -647,8 +647,8 @@ TEST_P(RkeySetTest, PagesAreSplitIntoOneMrEach)
 	}
 	// READ only: a WRITE through it is refused.
 	attacker_src_.fill(112);
-	EXPECT_NE(Attack(IB_WR_RDMA_WRITE, segs[1].iova, segs[1].key,
-			 attacker_src_.at(0), 64), IB_WC_SUCCESS);
+	EXPECT_EQ(Attack(IB_WR_RDMA_WRITE, segs[1].iova, segs[1].key,
+			 attacker_src_.at(0), 64), Access::kRefused);
 	rdma_rkey_req_retire(&r.rk, nullptr);
 	ExpectRetired(r, -EIO, mem, 113);
 }
