@@ -112,3 +112,113 @@ u32 vsrw_fix_read_inv(struct ib_send_wr *first)
 	}
 	return n;
 }
+
+/*
+ * One keyed command of nvme-rdma's host, its data path only (what the
+ * stock file and the port do differently; the block layer's scatterlist,
+ * the capsule and the post are the same on both sides): stock, an MR of
+ * the QP's pool, DMA-mapped, registered with an 8-bit key bump for
+ * REMOTE_READ | REMOTE_WRITE, the REG_MR chained before the Send; the
+ * reply a SEND_WITH_INV of that key, checked; the MR back, unmapped.
+ */
+int vsrw_stock_key_io(struct ib_qp *qp, struct scatterlist *sg, int nents,
+		      struct ib_send_wr *send, struct ib_wc *reply,
+		      struct vsrw_tally *t)
+{
+	struct ib_device *dev = qp->device;
+	struct ib_reg_wr reg;
+	struct ib_mr *mr;
+	int count, nr;
+
+	count = ib_dma_map_sg(dev, sg, nents, DMA_FROM_DEVICE);
+	if (count <= 0)
+		return -EIO;
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!mr) {
+		ib_dma_unmap_sg(dev, sg, nents, DMA_FROM_DEVICE);
+		return -EAGAIN;
+	}
+	nr = ib_map_mr_sg(mr, sg, count, NULL, SZ_4K);
+	if (nr < count) {
+		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+		ib_dma_unmap_sg(dev, sg, nents, DMA_FROM_DEVICE);
+		return nr < 0 ? nr : -EINVAL;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	memset(&reg, 0, sizeof(reg));
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.next = send;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+	t->ios++;
+	t->wrs += 2;
+	/* The reply. */
+	reply->ex.invalidate_rkey = mr->rkey;
+	if (!(reply->wc_flags & IB_WC_WITH_INVALIDATE) ||
+	    reply->ex.invalidate_rkey != mr->rkey)
+		return -EINVAL;
+	ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+	ib_dma_unmap_sg(dev, sg, nents, DMA_FROM_DEVICE);
+	return 0;
+}
+
+struct vsrw_key_req {
+	struct rdma_rkey_req rk;
+	int done;
+};
+
+static void vsrw_key_done(struct rdma_rkey_req *rk, int status)
+{
+	container_of(rk, struct vsrw_key_req, rk)->done = status ? status : 1;
+}
+
+/*
+ * The same command through the port: an rkey request of the queue's set,
+ * its scatterlist mapped for REMOTE_WRITE (a host read), the registration
+ * chained before the Send; the reply, a SEND_WITH_INV of the key, retires
+ * it and the done callback runs.
+ */
+int vsrw_mrcore_key_io(struct rdma_rkey_set *set, struct scatterlist *sg,
+		       int nents, struct ib_send_wr *send,
+		       struct ib_wc *reply, struct vsrw_tally *t)
+{
+	struct vsrw_key_req req = { .done = 0 };
+	u64 iova;
+	u32 rkey;
+	int ret;
+
+	rdma_rkey_req_init(&req.rk, set, send, vsrw_key_done);
+	ret = rdma_rkey_map_sg(&req.rk, sg, nents, RDMA_MR_REMOTE_WRITE,
+			       &rkey, &iova);
+	/*
+	 * The mirror's work queue runs only when flushed: the new device
+	 * MRs the kernel's work would have made by now, counted here.
+	 */
+	if (ret == -EAGAIN && rdma_rkey_set_drain(set))
+		ret = rdma_rkey_map_sg(&req.rk, sg, nents,
+				       RDMA_MR_REMOTE_WRITE, &rkey, &iova);
+	if (ret)
+		return ret;
+	t->ios++;
+	t->wrs += 2;
+	reply->ex.invalidate_rkey = rkey;
+	rdma_rkey_req_retire(&req.rk, reply);
+	return req.done == 1 ? 0 : -EIO;
+}
+
+int vsrw_key_pool_init(struct ib_qp *qp, u32 nr, u32 pages)
+{
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
+	INIT_LIST_HEAD(&qp->sig_mrs);
+	qp->mrs_used = 0;
+	return ib_mr_pool_init(qp, &qp->rdma_mrs, nr, IB_MR_TYPE_MEM_REG,
+			       pages, 0);
+}
+
+void vsrw_key_pool_exit(struct ib_qp *qp)
+{
+	ib_mr_pool_destroy(qp, &qp->rdma_mrs);
+}

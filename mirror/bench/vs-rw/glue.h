@@ -75,6 +75,22 @@ void vsrw_rw_end(struct vsrw_rw_ctx *c, const struct vsrw_io *io);
  */
 u32 vsrw_fix_read_inv(struct ib_send_wr *first);
 
+/*
+ * One keyed command of nvme-rdma's host, data path only (glue.c): stock
+ * (the QP's ib_core MR pool, vsrw_rw_qp_init()) and the port's (an rkey
+ * set).  @reply: a successful SEND_WITH_INV receive completion, whose key
+ * is set to the command's.  Not posted.  Return 0 or a negative errno.
+ */
+int vsrw_stock_key_io(struct ib_qp *qp, struct scatterlist *sg, int nents,
+		      struct ib_send_wr *send, struct ib_wc *reply,
+		      struct vsrw_tally *t);
+/* nvme-rdma's own MR pool on @qp: @nr MRs of @pages pages. */
+int vsrw_key_pool_init(struct ib_qp *qp, u32 nr, u32 pages);
+void vsrw_key_pool_exit(struct ib_qp *qp);
+int vsrw_mrcore_key_io(struct rdma_rkey_set *set, struct scatterlist *sg,
+		       int nents, struct ib_send_wr *send,
+		       struct ib_wc *reply, struct vsrw_tally *t);
+
 #ifdef __cplusplus
 }
 #endif
