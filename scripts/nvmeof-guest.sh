@@ -380,11 +380,11 @@ wire_state() {
 	return 0
 }
 
-# cut SECS: in a second (time for the control reply to leave), this
+# wire_cut SECS: in a second (time for the control reply to leave), this
 # guest sends nothing on the wire for SECS seconds (netem drops every
 # packet), in the background.  Both guests cut: the wire is down for both
 # ends while both links stay up.
-cut() {
+wire_cut() {
 	(
 		sleep 1
 		tc qdisc replace dev eth0 root netem loss 100% &&
@@ -423,7 +423,7 @@ fault_link_down() { # kind
 		sleep 3
 		if [ "$how" = cut ]; then
 			ctl cut "${LINKDOWN_SECS:-20}" || { ok=0; why="target guest: cut"; }
-			cut "${LINKDOWN_SECS:-20}"
+			wire_cut "${LINKDOWN_SECS:-20}"
 			sleep 2
 			tc qdisc show dev eth0 | grep -q netem || { ok=0; why="$why; cut"; }
 			log "wire cut"
@@ -621,7 +621,7 @@ if [ "${1:-}" = ctl ]; then
 	case "$2" in
 	up) target_up "$3" "$4" ;;
 	diag) wire_state ;;
-	cut) cut "$3" ;;
+	cut) wire_cut "$3" ;;
 	down)
 		target_down "$3"
 		unload_mrcore "$4 target $3 (target guest), after disconnect"
