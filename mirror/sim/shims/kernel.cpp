@@ -129,8 +129,10 @@ void *bench_alloc(size_t size)
 		sim::counters().kmalloc_live++;
 		return o;
 	}
+	/* Whole 8-byte words: mirror_zero() stores no byte past them. */
 	h = static_cast<Header *>(std::malloc(sizeof(Header) +
-					      (c < kLarge ? kClasses[c] : size)));
+					      (c < kLarge ? kClasses[c] :
+							    (size + 7) & ~size_t(7))));
 	if (!h)
 		return nullptr;
 	h->cls = c;
