@@ -377,8 +377,15 @@ wait_peer() {
 		sleep 2
 	done
 }
+# The peer answers on 7000 a moment before its bye listener on 7001 may
+# be bound: a refused connection is tried again, for up to 20 s.
 bye_peer() {
-	echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1
+	t=0
+	until echo bye | nc -w 10 "203.0.113.$PEER" 7001 >/dev/null 2>&1; do
+		t=$((t + 1))
+		[ $t -ge 20 ] && return 1
+		sleep 1
+	done
 }
 # Whether KUnit's filter (kunit.filter_glob=SUITE[.TEST]) selects the
 # power-cut suite; without one every suite runs.  The smoke run of make
@@ -444,9 +451,12 @@ peer)
 			load $MODDIR/$m.ko
 		done
 		load $MODDIR/mrcore_2host_peer.ko
+		# The bye listener first, then the one that says we serve.
+		timeout "$PEER_WAIT" nc -l -p 7001 </dev/null >/tmp/bye 2>&1 &
+		byepid=$!
 		nc -l -p 7000 </dev/null >/dev/null 2>&1 &
 		say "serving until the initiator says bye (at most $PEER_WAIT s)"
-		if timeout "$PEER_WAIT" nc -l -p 7001 </dev/null >/tmp/bye 2>&1; then
+		if wait $byepid; then
 			say "the initiator said: $(cat /tmp/bye)"
 		else
 			say "ERROR: no bye from the initiator within $PEER_WAIT s"
