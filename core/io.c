@@ -473,7 +473,7 @@ static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
 
 	mr = mrcore_pool_take_one(pool);
 	if (unlikely(!mr))
-		return -EAGAIN;
+		return READ_ONCE(pool->nr_total) ? -EAGAIN : -E2BIG;
 	ctx->inline_mr = mr;
 	mrcore_io_set_whole_run(ctx, mr);
 	ret = mrcore_mr_map_run(mr, access, &head);
@@ -889,7 +889,8 @@ static noinline int mrcore_io_plan_build(struct rdma_io_ctx *ctx,
 		return ret;
 	}
 	ret = mrcore_io_build(ctx, &set->cand[ch->cand]);
-	if (ret == -EAGAIN && ch->fallback >= 0) {
+	/* Too few MRs free, or too few in the pool: a plan without any. */
+	if ((ret == -EAGAIN || ret == -E2BIG) && ch->fallback >= 0) {
 		ch->cand = ch->fallback;
 		ch->why = MRCORE_WHY_POOL_DRY;
 		ret = mrcore_io_build(ctx, &set->cand[ch->cand]);
@@ -1198,7 +1199,10 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
  * bytes, an entry that wraps, or a @remote_addr whose range of the I/O's
  * length wraps the 64-bit address space; -ENOMEM; -EOPNOTSUPP if no backend
  * (or not the forced one) can move the I/O; -EAGAIN if the pool is dry and
- * no fallback applies.  On error nothing is mapped or held.
+ * no fallback applies (MRs held by other I/Os come back: try again
+ * later); -E2BIG if the I/O needs more MRs than the pool owns (more pages,
+ * or more pieces between holes, than it was sized for) and no fallback
+ * applies: no retry can serve it.  On error nothing is mapped or held.
  */
 int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		     struct scatterlist *sg, u32 sg_cnt, u32 sg_offset,

@@ -23,9 +23,10 @@
 /* The most pages one pool MR maps, whatever the device could do. */
 #define MRCORE_POOL_MAX_MR_PAGES	512
 
+/* DIV_ROUND_UP() without its sum, which wraps for @max_pages near U32_MAX. */
 static u32 mrcore_pool_factor(u32 mr_pages, u32 max_pages)
 {
-	return mr_pages ? DIV_ROUND_UP(max_pages, mr_pages) : 0;
+	return mr_pages && max_pages ? (max_pages - 1) / mr_pages + 1 : 0;
 }
 
 static u32 mrcore_mr_pages(struct ib_device *dev)
@@ -83,7 +84,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_mr_factor, RDMA_MRCORE);
  * may post more; a vendor backend's own plans are not counted.
  *
  * Context: Process context (looks up the device's MR backend).
- * Return: the number of WRs, at least 1.
+ * Return: the number of WRs, at least 1; or 0 if it exceeds U32_MAX (a
+ * @max_pages no send queue could take: refuse it).
  */
 u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 			u32 max_send_sge)
@@ -94,12 +96,13 @@ u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 	u32 sge = max_send_sge ? max_send_sge : dev->attrs.max_send_sge;
 	u32 wr_sge = max_t(u32, 1, min_t(u32, sge, dev->attrs.max_send_sge));
 	u32 rd_sge = max_t(u32, 1, min_t(u32, sge, dev->attrs.max_sge_rd));
-	u32 worst, runs, io_flags;
+	u32 runs, io_flags;
+	u64 worst;	/* up to 4 WRs a run: more than U32_MAX in all */
 
 	max_pages = max(max_pages, 1u);
-	worst = DIV_ROUND_UP(max_pages, wr_sge);
+	worst = mrcore_pool_factor(wr_sge, max_pages);
 	if (!iwarp)
-		worst = max(worst, DIV_ROUND_UP(max_pages, rd_sge));
+		worst = max_t(u64, worst, mrcore_pool_factor(rd_sge, max_pages));
 	if (!ops)
 		return worst;
 	runs = mrcore_pool_factor(min_t(u32, ops->max_pages(dev),
@@ -108,13 +111,14 @@ u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 	mrcore_backend_put(ops);
 
 	if (!(io_flags & RDMA_IO_SYNC_MAP))
-		worst = max(worst, 3 * runs);
+		worst = max_t(u64, worst, 3ULL * runs);
 	else if (!kill)
-		worst = max(worst, runs);
+		worst = max_t(u64, worst, runs);
 	if (iwarp)
-		worst = max(worst, runs * (rdma_cap_read_inv(dev, port_num) ?
+		worst = max_t(u64, worst,
+			      (u64)runs * (rdma_cap_read_inv(dev, port_num) ?
 					   2 : 3) + (kill ? 0 : runs));
-	return worst;
+	return worst > U32_MAX ? 0 : worst;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_max_send_wr, RDMA_MRCORE);
 
@@ -131,7 +135,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_max_send_wr, RDMA_MRCORE);
  * ULP's own WRs.
  *
  * Context: Process context.
- * Return: the number of completion queue entries.
+ * Return: the number of completion queue entries, or 0 if it exceeds
+ * U32_MAX (as rdma_io_max_send_wr()).
  */
 u32 rdma_io_max_cqe(struct ib_device *dev, u32 port_num, u32 max_pages,
 		    u32 max_send_sge)
@@ -537,24 +542,30 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
  *
  * Context: Process context; may sleep.
  * Return: the pool, or an ERR_PTR(): -EINVAL for a NULL @qp or zero
- * @max_ctxs or @max_pages; -ENOMEM, or the driver's error from allocating
- * an MR.  On error nothing is left allocated.
+ * @max_ctxs or @max_pages; -EOVERFLOW if @max_ctxs * rdma_io_mr_factor()
+ * exceeds U32_MAX; -E2BIG if it exceeds the MRs the device says it has
+ * (attrs.max_mr); -ENOMEM, or the driver's error from allocating an MR.
+ * On error nothing is left allocated.
  */
 struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 					 u32 max_ctxs, u32 max_pages)
 {
 	struct mrcore_access access;
 	struct rdma_io_pool *pool;
-	u32 mr_pages;
+	u32 mr_pages, nr;
 	int ret;
 
 	if (!qp || !max_ctxs || !max_pages)
 		return ERR_PTR(-EINVAL);
 
 	mr_pages = mrcore_mr_pages(qp->device);
-	pool = mrcore_pool_alloc(qp, max_ctxs *
-				 mrcore_pool_factor(mr_pages, max_pages),
-				 mr_pages, RDMA_MR_ROLE_LKEY);
+	if (check_mul_overflow(max_ctxs,
+			       mrcore_pool_factor(mr_pages, max_pages), &nr))
+		return ERR_PTR(-EOVERFLOW);
+	/* A driver that does not say (max_mr 0) is left to fail the alloc. */
+	if (qp->device->attrs.max_mr > 0 && nr > (u32)qp->device->attrs.max_mr)
+		return ERR_PTR(-E2BIG);
+	pool = mrcore_pool_alloc(qp, nr, mr_pages, RDMA_MR_ROLE_LKEY);
 	if (IS_ERR(pool))
 		return pool;
 	pool->info.port_num = port_num;
@@ -654,7 +665,9 @@ static inline struct rdma_mr *mrcore_pool_next(struct rdma_io_pool *pool)
  * registration kills with a WR of its own) only when no clean one is left.
  *
  * Context: Any context.
- * Return: 0, or -EAGAIN if fewer than @n are free (nothing taken).
+ * Return: 0; -EAGAIN if fewer than @n are free but the pool owns @n (they
+ * come back as I/Os end); -E2BIG if it owns fewer than @n, which waiting
+ * cannot cure.  Nothing is taken on error.
  */
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 {
@@ -664,10 +677,11 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 	spin_lock_irqsave(&pool->lock, flags);
 	if (pool->nr_free < n || mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY)) {
 		u32 free = pool->nr_free;
+		int ret = n > pool->nr_total ? -E2BIG : -EAGAIN;
 
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mrcore_pool_dry(pool, n, free);
-		return -EAGAIN;
+		return ret;
 	}
 	for (i = 0; i < n; i++)
 		mrs[i] = mrcore_pool_next(pool);

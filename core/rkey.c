@@ -296,8 +296,9 @@ static int mrcore_rkey_map(struct rdma_rkey_req *req, struct scatterlist *sg,
  * Return: 0; -EINVAL for a NULL argument or a request without a set;
  * -EMSGSIZE if the request holds %RDMA_RKEY_REQ_MAX_MRS MRs; -EAGAIN if
  * the set has no free MR (all held by requests, or one waiting for its new
- * device MR); or the error of rdma_map_sg_rkey() (-E2BIG if
- * @sg spans more pages than one MR maps).  On error the request holds what
+ * device MR); -E2BIG if the set has no MR left at all (each lost to a
+ * failed device MR replacement), or the error of rdma_map_sg_rkey()
+ * (-E2BIG if @sg spans more pages than one MR maps).  On error the request holds what
  * it held before.
  */
 int rdma_rkey_map_sg(struct rdma_rkey_req *req, struct scatterlist *sg,

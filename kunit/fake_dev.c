@@ -179,6 +179,7 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 		attrs->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attrs->max_send_sge = p->max_send_sge;
 	attrs->max_sge_rd = p->max_sge_rd;
+	attrs->max_mr = 524287;	/* rxe's RXE_MAX_MR */
 	attrs->max_fast_reg_page_list_len = p->max_fast_reg_page_list_len;
 	fd->qp.max_write_sge = p->max_send_sge;
 	fd->qp.max_read_sge = min(p->max_send_sge, p->max_sge_rd);

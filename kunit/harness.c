@@ -576,6 +576,56 @@ int mrcore_e2e_pair_create_on_pd(const struct mrcore_e2e_pair *base,
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_pair_create_on_pd, MRCORE_HARNESS);
 
+static const char *mrcore_e2e_op(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_WRITE ? "WRITE" : "READ";
+}
+
+/*
+ * What the attacker's completion status @st says: 0 served, 1 refused by
+ * the peer, or a negative errno when it proves neither.  Only a peer's
+ * answer is a refusal: a remote access, operation or request error, or a
+ * flush of a WR posted on a connection that was up (the peer's TERMINATE
+ * on iWARP breaks the connection, which flushes it, and siw completes the
+ * WR it answered as a local QP operation error); an iWARP WRITE, never
+ * acknowledged, is refused when that TERMINATE arrives.  A post the driver
+ * did not take, a timeout, or a local error means the access never reached
+ * the key.
+ */
+static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
+			      enum ib_wr_opcode op, int st)
+{
+	if (st < 0) {
+		pr_err("mrcore_harness: the attacker's %s was not made: %d\n",
+		       mrcore_e2e_op(op), st);
+		return st;
+	}
+	switch (st) {
+	case IB_WC_SUCCESS:
+		if (op == IB_WR_RDMA_WRITE &&
+		    rdma_protocol_iwarp(side->device, side->cm_id->port_num))
+			return mrcore_e2e_qp_failed(side, 5000);
+		return 0;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_REM_INV_REQ_ERR:
+	case IB_WC_REM_OP_ERR:
+	case IB_WC_WR_FLUSH_ERR:
+		return 1;
+	case IB_WC_LOC_QP_OP_ERR:
+		/*
+		 * siw completes the WR that the peer's TERMINATE answered
+		 * ("siw: got TERMINATE" in the log) with this status.
+		 */
+		if (rdma_protocol_iwarp(side->device, side->cm_id->port_num))
+			return 1;
+		fallthrough;
+	default:
+		pr_err("mrcore_harness: the attacker's %s completed with %s: not a refusal by the peer\n",
+		       mrcore_e2e_op(op), ib_wc_status_msg(st));
+		return -EIO;
+	}
+}
+
 /**
  * mrcore_e2e_try_key_on() - the attacker's access over a given connection
  * @atk: a connected pair whose active end is on the PD the key belongs to
@@ -607,7 +657,7 @@ int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 	if (ret)
 		return ret;
 	if (op == IB_WR_RDMA_WRITE)
-		mrcore_e2e_buf_fill(&buf, 0x7e57);
+		mrcore_e2e_buf_fill(&buf, MRCORE_E2E_TRY_SEED);
 	else
 		mrcore_e2e_buf_poison(&buf);
 	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
@@ -618,18 +668,23 @@ int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 	sge.addr = sg_dma_address(buf.sg);
 	sge.length = MRCORE_E2E_TRY_BYTES;
 	sge.lkey = atk->passive.pd->local_dma_lkey;
+	/* A connection that is already broken cannot try anything. */
+	if (mrcore_e2e_qp_state(&atk->passive) != IB_QPS_RTS) {
+		pr_err("mrcore_harness: the attacker's QP on %s is in state %d before its %s: it cannot try\n",
+		       dev_name(&atk->passive.device->dev),
+		       mrcore_e2e_qp_state(&atk->passive), mrcore_e2e_op(op));
+		ret = -ENOTCONN;
+		goto unmap;
+	}
 	mrcore_e2e_wait_init(w);
 	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, w);
 	st = mrcore_e2e_post(&atk->passive, &wr.wr, w,
 			     MRCORE_E2E_STEP_TIMEOUT_MS);
-	ret = st != IB_WC_SUCCESS;
-	if (!ret && op == IB_WR_RDMA_WRITE &&
-	    rdma_protocol_iwarp(atk->passive.device,
-				atk->passive.cm_id->port_num))
-		ret = mrcore_e2e_qp_failed(&atk->passive, 5000);
+	ret = mrcore_e2e_refusal(&atk->passive, op, st);
+unmap:
 	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
 			DMA_BIDIRECTIONAL);
-	if (op == IB_WR_RDMA_READ &&
+	if (ret >= 0 && op == IB_WR_RDMA_READ &&
 	    !mrcore_e2e_buf_verify(&buf, 0, MRCORE_E2E_TRY_BYTES,
 				   MRCORE_E2E_POISONED, &diff))
 		ret = 0;
@@ -653,11 +708,13 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
  * lands in poisoned memory.
  *
  * Context: Process context; sleeps.
- * Return: 1 if the access was refused (an error completion, or for an
- * iWARP WRITE, which is never acknowledged, the TERMINATE that breaks the
- * connection; a READ that moved bytes counts as served whatever its
- * status), 0 if it was served, or a negative errno if it could not be
- * made.
+ * Return: 1 if the peer refused the access (a remote error completion,
+ * or the flush that its TERMINATE causes on iWARP; for an iWARP WRITE,
+ * which is never acknowledged, that TERMINATE), 0 if it was served (a
+ * READ that moved bytes counts as served whatever its status), or a
+ * negative errno if it could not be made or its outcome proves neither:
+ * the attacker's connection was down, the post failed, no completion came,
+ * or a local error.  A test must fail on a negative return.
  */
 int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 		       enum ib_wr_opcode op, u32 key, u64 iova)

@@ -73,10 +73,15 @@ struct io_fixture {
 /* What the memory holds when the attacker tries. */
 #define KEYS_SEED_REUSED	0x20003
 
-/* What named the memory: a key and the address it was used at. */
+/*
+ * What named the memory: a key, the address it was used at, and whether
+ * it granted the peer anything (a pool's lkey-role MRs do not, but for an
+ * iWARP READ sink).
+ */
 struct keys_named {
 	u32 key;
 	u64 iova;
+	bool remote;
 };
 
 /* A Receive whose whole completion the test reads. */
@@ -111,6 +116,8 @@ bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
 void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 		      const struct keys_named *k, unsigned int n,
 		      struct mrcore_e2e_buf *mem, const char *what);
+void keys_expect_served(struct kunit *test, struct mrcore_e2e_pair *base,
+			const struct keys_named *k, struct mrcore_e2e_buf *mem);
 void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 #endif /* _MRCORE_IO_E2E_H */

@@ -100,7 +100,7 @@ struct io_local *io_local_create(struct kunit *test,
 
 	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, l);
-	l->len = (u64)d->nents * d->length;
+	l->len = mrcore_shape_bytes(d);
 	/*
 	 * Contiguous: one entry over physically contiguous pages.  Scattered:
 	 * the harness gives every page its own entry; shapes of whole pages
@@ -270,9 +270,20 @@ void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 		      const struct keys_named *k, unsigned int n,
 		      struct mrcore_e2e_buf *mem, const char *what)
 {
-	unsigned int i;
+	unsigned int i, local = 0;
 
 	KUNIT_ASSERT_GT_MSG(test, n, 0, "no key to try: the test tests nothing");
+	for (i = 0; i < n; i++)
+		local += !k[i].remote;
+	/*
+	 * A key without remote rights is refused whether it lives or not:
+	 * for it the attacker checks the rights the core gave, which a bug
+	 * could widen; its death is checked where the peer could use it
+	 * (the map API's keys, iWARP READ sinks, siw's kills).
+	 */
+	if (local)
+		kunit_info(test, "%s: %u of %u keys never granted the peer anything: their refusal checks the rights, not the death\n",
+			   what, local, n);
 	mrcore_e2e_buf_fill(mem, KEYS_SEED_REUSED);
 	for (i = 0; i < n; i++) {
 		io_key_refused(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
@@ -280,6 +291,35 @@ void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 				       KEYS_SEED_REUSED, what);
 		io_key_refused(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
 	}
+}
+
+/*
+ * The positive control of keys_expect_dead(): the same attacker (a new
+ * connection to the PD of @base's active end), ops and length, through @k
+ * while it lives, with all the rights: a WRITE lands the attacker's bytes
+ * at the start of @mem (poisoned first, the rest stays so), and a READ is
+ * served.  Without it a refusal could be an attacker that never reached
+ * the key.
+ */
+void keys_expect_served(struct kunit *test, struct mrcore_e2e_pair *base,
+			const struct keys_named *k, struct mrcore_e2e_buf *mem)
+{
+	int r;
+
+	mrcore_e2e_buf_poison(mem);
+	r = mrcore_e2e_try_key(base, base->active.pd, IB_WR_RDMA_WRITE,
+			       k->key, k->iova);
+	KUNIT_EXPECT_EQ_MSG(test, r, 0,
+			    "control: the attacker's WRITE through the live key 0x%x was %s (%d)",
+			    k->key, r < 0 ? "not made" : "refused", r);
+	mrcore_e2e_expect_data(test, mem, 0, MRCORE_E2E_TRY_BYTES,
+			       MRCORE_E2E_TRY_SEED,
+			       "memory after the attacker's WRITE through a live key");
+	r = mrcore_e2e_try_key(base, base->active.pd, IB_WR_RDMA_READ, k->key,
+			       k->iova);
+	KUNIT_EXPECT_EQ_MSG(test, r, 0,
+			    "control: the attacker's READ through the live key 0x%x was %s (%d)",
+			    k->key, r < 0 ? "not made" : "refused", r);
 }
 
 void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc)

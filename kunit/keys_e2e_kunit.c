@@ -33,6 +33,8 @@ static unsigned int keys_of(const struct rdma_io_ctx *ctx,
 	for (i = 0; i < ctx->nr_mrs && i < KEYS_MAX_KEYS; i++) {
 		k[i].key = ctx->mrs[i]->key;
 		k[i].iova = ctx->mrs[i]->iova;
+		k[i].remote = ctx->mrs[i]->access & (IB_ACCESS_REMOTE_READ |
+						     IB_ACCESS_REMOTE_WRITE);
 	}
 	return i;
 }
@@ -265,7 +267,10 @@ static void keys_map_case(struct kunit *test, bool reset)
 						  RDMA_MR_REMOTE_READ |
 						  RDMA_MR_REMOTE_WRITE,
 						  &chain));
+	k.remote = true;
 	keys_map_post(test, pair, chain, &w);
+	/* Served while the key lives, refused once the call returned. */
+	keys_expect_served(test, pair, &k, &l->buf);
 	if (reset) {
 		KUNIT_EXPECT_EQ(test, 0, rdma_mr_reset(mr));
 	} else {
@@ -297,6 +302,7 @@ static struct rdma_mr *keys_rkey_mr(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, 0, rdma_map_sg_rkey(&k->key, &k->iova, mr, l->sg,
 						  1, RDMA_MR_REMOTE_WRITE,
 						  &chain));
+	k->remote = true;
 	keys_map_post(test, pair, chain, &w);
 	rdma_mr_set_cqe(mr, NULL);
 	return mr;
@@ -715,7 +721,8 @@ static void keys_stale_read_at_256(struct kunit *test)
 		if (!i)
 			key0 = key;
 		if (i == 256) {
-			struct keys_named k = { .key = key0, .iova = iova };
+			struct keys_named k = { .key = key0, .iova = iova,
+						 .remote = true };
 
 			kunit_info(test, "key of map 0: 0x%x, of map 256: 0x%x\n",
 				   key0, key);

@@ -252,6 +252,8 @@ int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 
 /* Bytes of one mrcore_e2e_try_key() access. */
 #define MRCORE_E2E_TRY_BYTES	64
+/* The pattern of the attacker's WRITE (mrcore_e2e_buf_fill()). */
+#define MRCORE_E2E_TRY_SEED	0x7e57
 
 struct rdma_io_ctx;
 int mrcore_e2e_io_run(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,

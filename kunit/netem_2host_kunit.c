@@ -390,11 +390,25 @@ static void netem_faults(struct kunit *test)
 			   "TCP segments retransmitted" :
 			   "rxe completer retries", tot->retries);
 	KUNIT_EXPECT_EQ(test, mismatched, 0u);
-	KUNIT_EXPECT_EQ(test, ok + failed, done);
+	/*
+	 * The connections retry for ever (rxe) or ride on TCP (siw): loss
+	 * and reordering delay I/Os but must not fail them.  A part may lose
+	 * one round (its WRITEs and READs) to a broken connection; the run
+	 * at most 1% of its I/Os.  (With the test kernel's rxe fix the
+	 * 2,048-I/O runs failed none.)
+	 */
+	KUNIT_EXPECT_LE_MSG(test, failed, 2u * NETEM_WINDOW,
+			    "failed I/Os in this part (%u reconnects)",
+			    reconnects);
 	KUNIT_EXPECT_GE(test, done, want);
-	if (part == NETEM_PARTS)
+	if (part == NETEM_PARTS) {
 		KUNIT_EXPECT_GE_MSG(test, tot->done, netem_ios,
 				    "I/Os of all %u parts", NETEM_PARTS);
+		KUNIT_EXPECT_LE_MSG(test, 100ULL * tot->failed,
+				    (unsigned long long)tot->done,
+				    "%u of %u I/Os failed: more than 1%%",
+				    tot->failed, tot->done);
+	}
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
 			    "DMA mappings left after the run");
 }

@@ -124,7 +124,8 @@ static void rk_req_init(struct rk_test *t, struct rk_req *r)
 /* Note a segment the request advertised. */
 static void rk_add(struct rk_req *r, u32 key, u64 iova, u32 off, u32 len)
 {
-	r->keys[r->nr_keys] = (struct keys_named){ .key = key, .iova = iova };
+	r->keys[r->nr_keys] = (struct keys_named){ .key = key, .iova = iova,
+						    .remote = true };
 	r->off[r->nr_keys] = off;
 	r->len[r->nr_keys++] = len;
 }

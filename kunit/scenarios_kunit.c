@@ -30,11 +30,15 @@ KUNIT_ARRAY_PARAM(scenario, mrcore_scenarios, scenario_desc);
 /* The DMA (= kernel virtual) address of byte @off of a shape's SG list. */
 static u64 shape_addr(const struct mrcore_shape_desc *d, u8 *arena, u64 off)
 {
-	u64 entry = div64_u64(off, d->length);
-	u64 in = off - entry * d->length;
+	u64 first = mrcore_shape_entry_len(d, 0);
+	u64 entry, in;
 
-	return (uintptr_t)arena + entry * d->stride * PAGE_SIZE +
-	       (entry ? 0 : d->offset) + in;
+	if (off < first)
+		return (uintptr_t)arena + d->offset + off;
+	off -= first;
+	entry = 1 + div64_u64(off, d->length);
+	in = off - (entry - 1) * d->length;
+	return (uintptr_t)arena + entry * d->stride * PAGE_SIZE + in;
 }
 
 static void check_chain(struct kunit *test, struct rdma_io_ctx *ctx,
@@ -97,7 +101,7 @@ static int scenario_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	const struct mrcore_shape_desc *d = &mrcore_shapes[row->shape];
 	enum dma_data_direction dir = row->read ? DMA_FROM_DEVICE :
 						  DMA_TO_DEVICE;
-	struct bvec_iter iter = { .bi_size = d->nents * d->length };
+	struct bvec_iter iter = { .bi_size = mrcore_shape_bytes(d) };
 
 	if (row->bvec)
 		return rdma_io_ctx_init_bvec(ctx, pool, bv, d->nents, iter,
@@ -124,7 +128,7 @@ static struct scatterlist *scenario_memory(struct kunit *test,
 	sg_init_table(sgl, d->nents);
 	for (i = 0; i < d->nents; i++)
 		sg_set_buf(&sgl[i], arena + i * d->stride * PAGE_SIZE +
-			   (i ? 0 : d->offset), d->length);
+			   (i ? 0 : d->offset), mrcore_shape_entry_len(d, i));
 	if (chained) {
 		ch = kunit_kcalloc(test, mrcore_shape_chain_slots(d->nents),
 				   sizeof(*ch), GFP_KERNEL);
@@ -192,7 +196,7 @@ static void scenario_test(struct kunit *test)
 		/* Steady state: each reused FRWR MR kills its last key. */
 		KUNIT_EXPECT_EQ(test, (u32)wrs, row->wrs + (lazy ? row->mrs : 0));
 		KUNIT_EXPECT_EQ(test, ctx.length,
-				(u64)d->nents * d->length - row->skip);
+				mrcore_shape_bytes(d) - row->skip);
 		check_chain(test, &ctx, d, row->skip, arena,
 			    fd->pd.local_dma_lkey);
 		if (row->bvec)

@@ -97,6 +97,7 @@ enum class Refusal : size_t {
 	kForcedCannotServe,
 	kPoolDryForced,		// a forced backend has no fallback
 	kPoolDryIwarpRead,	// an iWARP READ sink must be an MR
+	kPoolTooSmall,		// more MRs than the pool owns, no fallback
 	kCount,
 };
 
@@ -104,7 +105,8 @@ inline constexpr std::array<const char *, size_t(Refusal::kCount)> kRefusalNames
 	"dma_map fault", "map_short fault", "pool_empty fault",
 	"post_send fault", "post_wr fault (none taken)",
 	"post_wr fault (partial post, drained)", "forced backend cannot serve",
-	"pool dry (forced backend)", "pool dry (iWARP READ sink)"};
+	"pool dry (forced backend)", "pool dry (iWARP READ sink)",
+	"pool too small (-E2BIG, no fallback)"};
 
 // What a run did.
 struct Tally {
@@ -422,12 +424,21 @@ private:
 				return Refusal::kMapShortFault;
 			break;
 		case -EAGAIN:
-			if (fired[size_t(Point::kPoolEmpty)])
+			if (fired[size_t(Point::kPoolEmpty)] &&
+			    io.need <= io.total0)
 				return Refusal::kPoolEmptyFault;
+			// Only while the MRs it needs are out: they come back.
+			if (io.need > io.total0)
+				break;
 			if (io.need > io.free0 && io.force)
 				return Refusal::kPoolDryForced;
 			if (io.need > io.free0 && iwarp_read)
 				return Refusal::kPoolDryIwarpRead;
+			break;
+		case -E2BIG:
+			// No wait can serve it: -EAGAIN would be retried for ever.
+			if (io.need > io.total0 && (io.force || iwarp_read))
+				return Refusal::kPoolTooSmall;
 			break;
 		case -EOPNOTSUPP:
 			if (io.force && !CanServe(io))

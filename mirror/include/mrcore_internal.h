@@ -93,6 +93,7 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
 
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define noinline	__attribute__((noinline))
 #define fallthrough	__attribute__((__fallthrough__))
 #define likely(x)	__builtin_expect(!!(x), 1)
@@ -472,6 +473,7 @@ struct ib_device_attr {
 	int max_send_sge;
 	int max_recv_sge;
 	int max_sge_rd;
+	int max_mr;
 	u32 max_fast_reg_page_list_len;
 	/* ib_core's rw.c (mirror/bench/vs-rw): 0, as on rxe and siw */
 	u32 max_sgl_rd;

@@ -41,6 +41,8 @@ Hca::Hca(const Profile &profile, const char *name) : profile_(profile)
 	dev_.attrs.max_send_sge = profile.max_send_sge;
 	dev_.attrs.max_recv_sge = profile.max_send_sge;
 	dev_.attrs.max_sge_rd = profile.max_sge_rd;
+	/* rxe's RXE_MAX_MR; siw has 1,024,000 */
+	dev_.attrs.max_mr = 524287;
 	dev_.attrs.max_fast_reg_page_list_len =
 		profile.max_fast_reg_page_list_len;
 	if (profile.mem_mgt_extensions)
@@ -483,6 +485,29 @@ void copy_spans(std::span<const std::span<u8>> dst,
 	}
 }
 
+// The device writes (@device_writes) or reads @spans: each page the core
+// mapped must be mapped in that direction.
+void check_dma_dir(std::span<const std::span<u8>> spans, bool device_writes)
+{
+	for (std::span<u8> s : spans) {
+		u64 first = dma_addr(s.data()) & PAGE_MASK;
+
+		for (u64 page = first; page < dma_addr(s.data()) + s.size();
+		     page += PAGE_SIZE) {
+			if (page_dma_allows(page, device_writes))
+				continue;
+			std::fprintf(stderr, "sim: DMA-API: the device %s page "
+				     "%#llx, mapped %s\n",
+				     device_writes ? "writes" : "reads",
+				     static_cast<unsigned long long>(page),
+				     device_writes ? "DMA_TO_DEVICE" :
+						     "DMA_FROM_DEVICE");
+			counters().dma_api_errors++;
+			return;
+		}
+	}
+}
+
 ib_wc_status exec_rdma(Qp &qp, const SendWqe &w)
 {
 	const bool read = is_read(w.wr.opcode);
@@ -502,6 +527,10 @@ ib_wc_status exec_rdma(Qp &qp, const SendWqe &w)
 			  remote);
 	if (st != IB_WC_SUCCESS)
 		return st;
+	// A sink the core mapped for the device to read only (or a source
+	// mapped for it to write only) is what an IOMMU refuses: counted.
+	check_dma_dir(local.spans, read);
+	check_dma_dir(remote.spans, !read);
 	// Memory given back while a key still reached it: reported above; the
 	// bytes are not moved, as they may belong to someone else by now.
 	if (local.mapped && remote.mapped) {

@@ -33,6 +33,13 @@ void device_removed(ib_device &dev);
 // when page tracking is off (set_dma_page_tracking()).
 bool page_mapped(u64 page);
 
+// Whether the device may write (@device_writes) or read the page at @page:
+// some live mapping of it has that direction (DMA_FROM_DEVICE or
+// DMA_TO_DEVICE, or DMA_BIDIRECTIONAL).  True for a page no mapping holds
+// (memory the test gave the device without the core) and without page
+// tracking.
+bool page_dma_allows(u64 page, bool device_writes);
+
 } // namespace sim
 
 #endif // MRCORE_MIRROR_SIM_SHIMS_H

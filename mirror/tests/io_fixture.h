@@ -168,14 +168,15 @@ protected:
 	void BuildShape(const mrcore_shape_desc &d, Sg *sg)
 	{
 		for (unsigned int i = 0; i < d.nents; i++)
-			sg->add(arena_, i * d.stride, i ? 0 : d.offset, d.length);
+			sg->add(arena_, i * d.stride, i ? 0 : d.offset,
+				mrcore_shape_entry_len(&d, i));
 	}
 
 	// Pages a shape's entries span, each on its own pages.
 	static u32 ShapePages(const mrcore_shape_desc &d)
 	{
-		u32 first = (d.offset % PAGE_SIZE + d.length + PAGE_SIZE - 1) /
-			    PAGE_SIZE;
+		u32 first = (d.offset % PAGE_SIZE + mrcore_shape_entry_len(&d, 0) +
+			     PAGE_SIZE - 1) / PAGE_SIZE;
 		u32 rest = (d.length + PAGE_SIZE - 1) / PAGE_SIZE;
 
 		return first + (d.nents - 1) * rest;
@@ -183,7 +184,7 @@ protected:
 
 	u64 ShapeBytes(const mrcore_shape_desc &d) const
 	{
-		return u64(d.nents) * d.length;
+		return mrcore_shape_bytes(&d);
 	}
 
 	// A new round of data: the I/O's source filled, its sink poisoned.

@@ -150,6 +150,50 @@ TEST_P(SizingTest, FlushedIoFitsTheCq)
 	}
 }
 
+// Near U32_MAX pages the answers do not wrap: the MR factor is the pages
+// divided by one MR's, rounded up, and no count falls as the I/O grows
+// (DIV_ROUND_UP's sum wrapped: 4,294,967,294 pages gave 0 WRs, and a pool
+// of 0 MRs).  A pool that large is refused, not made empty.
+TEST_P(SizingTest, AnswersDoNotWrapNearU32Max)
+{
+	const SizingCase &c = GetParam();
+	ib_device *dev = local_.hca->dev();
+	const u32 sizes[] = {1, 2, 511, 512, 513, 1u << 20, 1u << 28, 1u << 31,
+			     U32_MAX - 512, U32_MAX - 511, U32_MAX - 1, U32_MAX};
+	u32 per_mr = 0, last_wrs = 0, last_cqe = 0, last_mrs = 0;
+
+	// Pages one MR maps: the largest count one MR covers.
+	while (per_mr < 4096 && rdma_io_mr_factor(dev, 1, per_mr + 1) == 1)
+		per_mr++;
+	for (u32 pages : sizes) {
+		SCOPED_TRACE(::testing::Message() << pages << " pages");
+		u32 mrs = rdma_io_mr_factor(dev, 1, pages);
+		u32 wrs = rdma_io_max_send_wr(dev, 1, pages, c.max_sge);
+		u32 cqe = rdma_io_max_cqe(dev, 1, pages, c.max_sge);
+
+		if (per_mr)
+			EXPECT_EQ(u64(mrs), (u64(pages) + per_mr - 1) / per_mr);
+		else
+			EXPECT_EQ(mrs, 0u);
+		EXPECT_GE(mrs, last_mrs);
+		EXPECT_GE(wrs, last_wrs);
+		EXPECT_GE(cqe, last_cqe);
+		EXPECT_GT(wrs, 0u);
+		last_mrs = mrs;
+		last_wrs = wrs;
+		last_cqe = cqe;
+	}
+	rdma_io_pool *big = rdma_io_pool_create(local_.qp, 1, 1, U32_MAX);
+	if (per_mr) {
+		EXPECT_EQ(IS_ERR(big) ? PTR_ERR(big) : 0, -E2BIG)
+			<< "U32_MAX pages take more MRs than the device has";
+	} else {
+		// No MR backend: a pool without MRs is the right answer.
+		ASSERT_FALSE(IS_ERR(big));
+		rdma_io_pool_destroy(big);
+	}
+}
+
 INSTANTIATE_TEST_SUITE_P(Profiles, SizingTest, ::testing::ValuesIn(kSizingCases),
 			 [](const auto &info) { return std::string(info.param.name); });
 

@@ -507,6 +507,35 @@ static int bc44(struct mrcore_bad_env *e)
 			 NULL, U64_MAX - 4095);
 }
 
+/* An I/O in more pieces than the pool owns MRs: no wait will serve it. */
+static int bc45(struct mrcore_bad_env *e)
+{
+	return bad_io(e, bad_sg(e, 2, 2, 0, 100), 2, 0, DMA_FROM_DEVICE,
+		      "frwr");
+}
+
+/* rdma_io_mr_factor() * contexts past U32_MAX: no count to allocate. */
+static int bc46(struct mrcore_bad_env *e)
+{
+	return PTR_ERR(rdma_io_pool_create(e->qp, 1, U32_MAX, U32_MAX));
+}
+
+/* One MR more than the device says it has. */
+static int bc47(struct mrcore_bad_env *e)
+{
+	int max_mr = e->qp->device->attrs.max_mr;
+	struct rdma_io_pool *pool;
+
+	if (max_mr <= 0)
+		return 1;	/* the environment cannot show it */
+	pool = rdma_io_pool_create(e->qp, 1, (u32)max_mr + 1, 1);
+	if (!IS_ERR(pool)) {
+		rdma_io_pool_destroy(pool);
+		return 1;
+	}
+	return PTR_ERR(pool);
+}
+
 #undef L_SRC
 #undef R_RD
 #undef LKEY
@@ -581,6 +610,10 @@ static const struct mrcore_bad_case mrcore_bad_cases[] = {
 	{ "io_ctx_init: remote range wraps, READ", bc42, -EOVERFLOW },
 	{ "io_ctx_init: remote range wraps, pool MR", bc43, -EOVERFLOW },
 	{ "io_ctx_init: remote range ends at 2^64", bc44, -EOVERFLOW },
+	{ "io_ctx_init: more pieces than the pool has MRs", bc45, -E2BIG },
+	{ "pool_create: contexts * MRs per I/O past U32_MAX", bc46,
+	  -EOVERFLOW },
+	{ "pool_create: more MRs than the device has", bc47, -E2BIG },
 };
 
 #endif /* _MRCORE_BAD_INPUT_CASES_H */

@@ -229,6 +229,21 @@ static const struct mrcore_scenario mrcore_scenarios[] = {
 	/* MRs from inside a later entry: its last byte and 5 pages */
 	{ RO, SHAPE_8_PAGES, RD, "frwr", "frwr", 2, 1, false, 2 * 4096 + 4095 },
 	{ RO, SHAPE_33_PAGES, WR, "frwr", "frwr", 2, 1, false, 5 * 4096 + 7 },
+	/*
+	 * A first entry of 3,096 bytes, then whole pages: skipping it must
+	 * subtract its own length, not that of the entry after it.
+	 */
+	{ RO, SHAPE_8_PAGES_OFFSET, RD, "frwr", "frwr", 2, 1 },
+	/* past two entries of unequal length: 6 SGEs, one WR */
+	{ RO, SHAPE_8_PAGES_OFFSET, RD, NULL, "multiread", 1, 0, false,
+	  3096 + 4096 + 10 },
+	/* 10 bytes into the second entry: one sink MR over 7 pages */
+	{ IW, SHAPE_8_PAGES_OFFSET, RD, NULL, "iwarp", 2, 1, false, 3096 + 10 },
+	/* exactly at the second entry, a source MR whose key dies after */
+	{ SI, SHAPE_8_PAGES_OFFSET, WR, "frwr", "frwr", 3, 1, false, 3096 },
+	/* the last byte of the third entry, then 5 pages, in one MR */
+	{ RO, SHAPE_8_PAGES_OFFSET, WR, "frwr", "frwr", 2, 1, false,
+	  3096 + 2 * 4096 + 4095 },
 
 	/*
 	 * Chained lists, as sg_alloc_table() builds long ones: the same plans

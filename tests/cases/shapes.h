@@ -17,6 +17,7 @@ enum mrcore_shape {
 	SHAPE_257_PAGES,
 	SHAPE_1M_CONTIG,
 	SHAPE_4M_CONTIG,
+	SHAPE_8_PAGES_OFFSET,
 	SHAPE_COUNT,
 };
 
@@ -30,6 +31,9 @@ enum mrcore_shape {
  * @offset: offset of the first entry into its page.
  * @length: bytes per entry.
  * @stride: pages from one entry's page to the next one's.
+ * @first_length: bytes of the first entry, if not @length: an entry of
+ *	another length, for offsets that skip it (the end-to-end suites'
+ *	memory, a page per entry, has it as PAGE_SIZE - @offset).
  */
 struct mrcore_shape_desc {
 	const char *name;
@@ -37,6 +41,7 @@ struct mrcore_shape_desc {
 	unsigned int offset;
 	unsigned int length;
 	unsigned int stride;
+	unsigned int first_length;
 };
 
 /* Not every file that describes its own shapes uses the table. */
@@ -51,7 +56,24 @@ static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] __maybe_unused 
 	[SHAPE_257_PAGES] = { "257_pages", 257, 0, 4096, 2 },
 	[SHAPE_1M_CONTIG] = { "1m_contig", 1, 0, 1u << 20, 256 },
 	[SHAPE_4M_CONTIG] = { "4m_contig", 1, 0, 4u << 20, 1024 },
+	/* the first entry from byte 1000 to the end of its page, 3,096 bytes */
+	[SHAPE_8_PAGES_OFFSET] = { "8_pages_offset", 8, 1000, 4096, 2, 3096 },
 };
+
+/* Bytes of entry @i of @d. */
+static inline unsigned int
+mrcore_shape_entry_len(const struct mrcore_shape_desc *d, unsigned int i)
+{
+	return !i && d->first_length ? d->first_length : d->length;
+}
+
+/* Bytes of the whole list of @d. */
+static inline unsigned long long
+mrcore_shape_bytes(const struct mrcore_shape_desc *d)
+{
+	return (unsigned long long)(d->nents - 1) * d->length +
+	       mrcore_shape_entry_len(d, 0);
+}
 
 /*
  * A chained list's arrays: this many entries each, the last of each but

@@ -29,11 +29,29 @@ std::unordered_map<const scatterlist *, DmaMap> &dma_maps()
 	return m;
 }
 
-// Live mappings holding each page.
-std::unordered_map<u64, int> &mapped_pages()
+// Live mappings holding each page: in all, and those that let the device
+// read it (DMA_TO_DEVICE, DMA_BIDIRECTIONAL) or write it (DMA_FROM_DEVICE,
+// DMA_BIDIRECTIONAL), for what an IOMMU would refuse.
+struct PageMaps {
+	int all = 0;
+	int reads = 0;
+	int writes = 0;
+};
+
+std::unordered_map<u64, PageMaps> &mapped_pages()
 {
-	static std::unordered_map<u64, int> m;
+	static std::unordered_map<u64, PageMaps> m;
 	return m;
+}
+
+bool dev_reads(dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE || dir == DMA_BIDIRECTIONAL;
+}
+
+bool dev_writes(dma_data_direction dir)
+{
+	return dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL;
 }
 
 } // namespace
@@ -46,6 +64,15 @@ void sim::set_dma_page_tracking(bool on)
 bool sim::page_mapped(u64 page)
 {
 	return !page_tracking || mapped_pages().count(page);
+}
+
+bool sim::page_dma_allows(u64 page, bool device_writes)
+{
+	auto it = mapped_pages().find(page);
+
+	if (!page_tracking || it == mapped_pages().end())
+		return true;
+	return device_writes ? it->second.writes : it->second.reads;
 }
 
 // lib/scatterlist.c's: the entry after @sg, through a chain link; NULL
@@ -84,8 +111,13 @@ extern "C" int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sgl,
 		     page_tracking && p < addr + sg->length; p += PAGE_SIZE)
 			map.pages.push_back(p);
 	}
-	for (u64 p : map.pages)
-		mapped_pages()[p]++;
+	for (u64 p : map.pages) {
+		PageMaps &pm = mapped_pages()[p];
+
+		pm.all++;
+		pm.reads += dev_reads(dir);
+		pm.writes += dev_writes(dir);
+	}
 	dma_maps()[sgl] = std::move(map);
 	sim::counters().dma_maps_live++;
 	return nents;
@@ -104,9 +136,14 @@ extern "C" void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sgl,
 		sim::counters().dma_api_errors++;
 		return;
 	}
-	for (u64 p : it->second.pages)
-		if (!--mapped_pages()[p])
+	for (u64 p : it->second.pages) {
+		PageMaps &pm = mapped_pages()[p];
+
+		pm.reads -= dev_reads(dir);
+		pm.writes -= dev_writes(dir);
+		if (!--pm.all)
 			mapped_pages().erase(p);
+	}
 	dma_maps().erase(it);
 	sim::counters().dma_maps_live--;
 }
