@@ -149,7 +149,8 @@ def read_allow(path):
     """Entries of a skip allow-list: [(pattern, reason)], and problems.
 
     One entry a line, "suite.case[param] | reason"; '#' starts a comment
-    line; '*' in the name matches any text (nothing else is special).
+    line; '*' in the name or the reason matches any text (nothing else is
+    special).  The reason is the one the skip prints.
     """
     entries, problems = [], []
     for i, line in enumerate(read_lines(path), 1):
@@ -165,11 +166,18 @@ def read_allow(path):
     return entries, problems
 
 
-def allowed(test_id, entries):
-    for name, reason in entries:
-        rx = '.*'.join(re.escape(p) for p in name.split('*'))
-        if re.fullmatch(rx, test_id):
-            return reason
+def _glob(pattern, text):
+    rx = '.*'.join(re.escape(p) for p in pattern.split('*'))
+    return re.fullmatch(rx, text) is not None
+
+
+def allowed(test_id, reason, entries):
+    """The listed reason of the entry whose name and reason (both with '*'
+    for any text) match the skip's: a listed case skipped for another
+    reason is not allowed."""
+    for name, why in entries:
+        if _glob(name, test_id) and _glob(why, reason):
+            return why
     return None
 
 
@@ -178,9 +186,9 @@ def check_skips(ktap_lines, allow_path, problems):
     entries, bad = read_allow(allow_path)
     problems.extend(bad)
     for test_id, reason in ktap_skips(ktap_lines):
-        why = allowed(test_id, entries)
+        why = allowed(test_id, reason, entries)
         if why is None:
-            problems.append('skip not in %s: %s # SKIP %s' %
+            problems.append('skip not in %s (name and reason): %s # SKIP %s' %
                             (os.path.basename(allow_path), test_id, reason))
         else:
             print('kunit: allowed skip: %s # SKIP %s (listed: %s)' %
@@ -702,6 +710,12 @@ def self_test(top):
     expect(any('no reason here' in p for p in problems),
            'an allow-list entry without a reason is refused')
     expect(len(problems) == 2, 'nothing else is reported (%s)' % problems)
+
+    entries, _ = read_allow(os.path.join(data, 'skips.allow'))
+    expect(allowed('mrcore_demo_a.case_plain', 'another reason',
+                   entries) is None,
+           'a listed case skipped for a reason the list does not give '
+           'fails the run')
 
     problems = []
     check_skips(ktap, os.path.join(data, 'none.allow'), problems)

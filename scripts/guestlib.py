@@ -22,6 +22,10 @@ BAD = [
     (re.compile(r'Kernel panic|\bOops\b|general protection fault|'
                 r'Unable to handle kernel'), 'oops/panic'),
     (re.compile(r'\bUBSAN:'), 'UBSAN'),
+    # An allocation that failed and said so: the run was short of memory,
+    # and a refusal it caused would be counted as the code's.
+    (re.compile(r'page allocation failure: order:'),
+     'page allocation failure'),
     # RCU: "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
     # "rcu: INFO: rcu_preempt self-detected stall on CPU", "... detected
     # expedited stalls ...", and the RCU-tasks flavours.

@@ -530,7 +530,10 @@ ib_wc_status exec_rdma(Qp &qp, const SendWqe &w)
 	// A sink the core mapped for the device to read only (or a source
 	// mapped for it to write only) is what an IOMMU refuses: counted.
 	check_dma_dir(local.spans, read);
-	check_dma_dir(remote.spans, !read);
+	// A device that serves READs without checking the key's rights (siw)
+	// maps virtually: nothing refuses its read of a sink's pages.
+	if (!read || qp.peer->hca->profile().checks_remote_read_access)
+		check_dma_dir(remote.spans, !read);
 	// Memory given back while a key still reached it: reported above; the
 	// bytes are not moved, as they may belong to someone else by now.
 	if (local.mapped && remote.mapped) {
