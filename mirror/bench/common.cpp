@@ -11,7 +11,7 @@ namespace bench {
 namespace {
 
 constexpr mrcore_shape_desc kShape64kContig = {"64k_contig", 1, 0, 64u << 10,
-					       16};
+					       16, 0};
 
 // Page-aligned, zeroed memory.
 Memory alloc_pages(size_t bytes)

@@ -46,16 +46,16 @@ struct mrcore_shape_desc {
 
 /* Not every file that describes its own shapes uses the table. */
 static const struct mrcore_shape_desc mrcore_shapes[SHAPE_COUNT] __maybe_unused = {
-	[SHAPE_1_BYTE] = { "1_byte", 1, 0, 1, 1 },
-	[SHAPE_1_PAGE] = { "1_page", 1, 0, 4096, 1 },
-	[SHAPE_UNALIGNED] = { "unaligned", 1, 1000, 6000, 2 },
-	[SHAPE_8_PAGES] = { "8_pages", 8, 0, 4096, 2 },
-	[SHAPE_32_PAGES] = { "32_pages", 32, 0, 4096, 2 },
-	[SHAPE_33_PAGES] = { "33_pages", 33, 0, 4096, 2 },
-	[SHAPE_256_PAGES] = { "256_pages", 256, 0, 4096, 2 },
-	[SHAPE_257_PAGES] = { "257_pages", 257, 0, 4096, 2 },
-	[SHAPE_1M_CONTIG] = { "1m_contig", 1, 0, 1u << 20, 256 },
-	[SHAPE_4M_CONTIG] = { "4m_contig", 1, 0, 4u << 20, 1024 },
+	[SHAPE_1_BYTE] = { "1_byte", 1, 0, 1, 1, 0 },
+	[SHAPE_1_PAGE] = { "1_page", 1, 0, 4096, 1, 0 },
+	[SHAPE_UNALIGNED] = { "unaligned", 1, 1000, 6000, 2, 0 },
+	[SHAPE_8_PAGES] = { "8_pages", 8, 0, 4096, 2, 0 },
+	[SHAPE_32_PAGES] = { "32_pages", 32, 0, 4096, 2, 0 },
+	[SHAPE_33_PAGES] = { "33_pages", 33, 0, 4096, 2, 0 },
+	[SHAPE_256_PAGES] = { "256_pages", 256, 0, 4096, 2, 0 },
+	[SHAPE_257_PAGES] = { "257_pages", 257, 0, 4096, 2, 0 },
+	[SHAPE_1M_CONTIG] = { "1m_contig", 1, 0, 1u << 20, 256, 0 },
+	[SHAPE_4M_CONTIG] = { "4m_contig", 1, 0, 4u << 20, 1024, 0 },
 	/* the first entry from byte 1000 to the end of its page, 3,096 bytes */
 	[SHAPE_8_PAGES_OFFSET] = { "8_pages_offset", 8, 1000, 4096, 2, 3096 },
 };
