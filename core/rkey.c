@@ -298,8 +298,8 @@ static int mrcore_rkey_map(struct rdma_rkey_req *req, struct scatterlist *sg,
  * the set has no free MR (all held by requests, or one waiting for its new
  * device MR); -E2BIG if the set has no MR left at all (each lost to a
  * failed device MR replacement), or the error of rdma_map_sg_rkey()
- * (-E2BIG if @sg spans more pages than one MR maps).  On error the request holds what
- * it held before.
+ * (-E2BIG if @sg spans more pages than one MR maps).  On error the request
+ * holds what it held before.
  */
 int rdma_rkey_map_sg(struct rdma_rkey_req *req, struct scatterlist *sg,
 		     unsigned int sg_nents, unsigned int remote_ops, u32 *rkey,
