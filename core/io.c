@@ -472,8 +472,8 @@ static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
 	int ret;
 
 	mr = mrcore_pool_take_one(pool);
-	if (unlikely(!mr))
-		return READ_ONCE(pool->nr_total) ? -EAGAIN : -E2BIG;
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
 	ctx->inline_mr = mr;
 	mrcore_io_set_whole_run(ctx, mr);
 	ret = mrcore_mr_map_run(mr, access, &head);

@@ -178,9 +178,27 @@ int mrcore_mr_map_run(struct rdma_mr *mr, int access,
 	return 0;
 }
 
-static int mrcore_map(struct rdma_mr *mr, struct scatterlist *sg,
-		      unsigned int sg_nents, const struct mrcore_access *access,
-		      struct ib_send_wr **post_wr)
+/**
+ * mrcore_map_sg() - DMA-map a scatterlist and register it whole in an MR
+ * @mr: an MR of the role @access was computed for.
+ * @sg: the memory, a CPU scatterlist.
+ * @sg_nents: its entries.
+ * @access: the access flags and DMA direction (mrcore_local_access(),
+ *	mrcore_remote_access()).
+ * @post_wr: as for rdma_map_sg_lkey().
+ *
+ * The map API's work once its arguments are checked: rdma_map_sg_lkey(),
+ * rdma_map_sg_rkey() and the rkey MR set, whose MRs are rkey MRs by
+ * construction, call it.
+ *
+ * Context: As rdma_map_sg_lkey().
+ * Return: 0, or the errors of rdma_map_sg_lkey() other than -EINVAL for a
+ * NULL argument and -EPERM; on error nothing is mapped and @mr is
+ * unchanged.
+ */
+int mrcore_map_sg(struct rdma_mr *mr, struct scatterlist *sg,
+		  unsigned int sg_nents, const struct mrcore_access *access,
+		  struct ib_send_wr **post_wr)
 {
 	struct ib_device *dev = mr->pd->device;
 	struct mrcore_sg_summary sum;
@@ -281,7 +299,7 @@ int rdma_map_sg_lkey(u32 *lkey, struct rdma_mr *mr, struct scatterlist *sg,
 	if (ret)
 		return ret;
 
-	ret = mrcore_map(mr, sg, sg_nents, &access, post_wr);
+	ret = mrcore_map_sg(mr, sg, sg_nents, &access, post_wr);
 	if (ret)
 		return ret;
 	*lkey = mr->key;
@@ -324,7 +342,7 @@ int rdma_map_sg_rkey(u32 *rkey, u64 *iova, struct rdma_mr *mr,
 	if (ret)
 		return ret;
 
-	ret = mrcore_map(mr, sg, sg_nents, &access, post_wr);
+	ret = mrcore_map_sg(mr, sg, sg_nents, &access, post_wr);
 	if (ret)
 		return ret;
 	*rkey = mr->key;

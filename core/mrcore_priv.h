@@ -157,6 +157,9 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 
 int mrcore_mr_map_run(struct rdma_mr *mr, int access,
 		      struct ib_send_wr **post_wr);
+int mrcore_map_sg(struct rdma_mr *mr, struct scatterlist *sg,
+		  unsigned int sg_nents, const struct mrcore_access *access,
+		  struct ib_send_wr **post_wr);
 
 /**
  * __mrcore_mr_set_run() - tell an MR which run of bytes it is to map

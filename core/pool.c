@@ -695,11 +695,12 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
  * mrcore_pool_take_one() - mrcore_pool_take() of one MR
  * @pool: the pool.
  *
- * The take of every I/O of one run, without the loop and the array.
+ * The take of every I/O of one run and of every rkey, without the loop
+ * and the array.
  *
  * Context: Any context.
- * Return: the MR, or %NULL if none is free (counted as by
- * mrcore_pool_take()).
+ * Return: the MR, or an ERR_PTR() (counted as by mrcore_pool_take()):
+ * -EAGAIN if none is free now, -E2BIG if the pool has none left at all.
  */
 struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
 {
@@ -710,10 +711,11 @@ struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
 	if (unlikely(!pool->nr_free ||
 		     mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY))) {
 		u32 free = pool->nr_free;
+		int ret = pool->nr_total ? -EAGAIN : -E2BIG;
 
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mrcore_pool_dry(pool, 1, free);
-		return NULL;
+		return ERR_PTR(ret);
 	}
 	mr = mrcore_pool_next(pool);
 	pool->nr_free--;

@@ -246,35 +246,47 @@ EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_init, RDMA_MRCORE);
 
 /*
  * Take an MR and map @sg into it; @own: the core built @sg and frees it
- * when the MR is given back, or now if the map failed.
+ * when the MR is given back, or now if the map failed.  The set's MRs are
+ * rkey MRs and free when taken: rdma_map_sg_rkey()'s checks of them are
+ * not repeated.
  */
 static int mrcore_rkey_map(struct rdma_rkey_req *req, struct scatterlist *sg,
 			   unsigned int sg_nents, bool own,
 			   unsigned int remote_ops, u32 *rkey, u64 *iova)
 {
 	struct rdma_io_pool *pool = req->set->pool;
+	struct mrcore_access access;
 	struct rdma_mr *mr;
 	int ret;
 
-	if (req->nr_mrs == RDMA_RKEY_REQ_MAX_MRS)
+	ret = mrcore_remote_access(remote_ops, &access);
+	if (ret)
+		goto out;
+	if (req->nr_mrs == RDMA_RKEY_REQ_MAX_MRS) {
 		ret = -EMSGSIZE;
-	else
-		ret = mrcore_pool_take(pool, &mr, 1);
-	if (!ret) {
-		ret = rdma_map_sg_rkey(rkey, iova, mr, sg, sg_nents,
-				       remote_ops, &req->first);
-		if (ret)
-			mrcore_pool_return(pool, mr, true);
+		goto out;
 	}
+	mr = mrcore_pool_take_one(pool);
+	if (IS_ERR(mr)) {
+		ret = PTR_ERR(mr);
+		goto out;
+	}
+	ret = mrcore_map_sg(mr, sg, sg_nents, &access, &req->first);
 	if (ret) {
-		if (own)
-			kfree(sg);
-		return ret;
+		mrcore_pool_return(pool, mr, true);
+		goto out;
 	}
+	*rkey = mr->key;
+	*iova = mr->iova;
 	req->mrs[req->nr_mrs] = mr;
 	req->sgl[req->nr_mrs] = own ? sg : NULL;
 	req->nr_mrs++;
 	return 0;
+
+out:
+	if (own)
+		kfree(sg);
+	return ret;
 }
 
 /**
@@ -553,14 +565,18 @@ void rdma_rkey_req_retire(struct rdma_rkey_req *req,
 {
 	struct ib_send_wr *first = NULL, *prev;
 	bool signaled = false;
-	u32 i;
+	u32 i, inv;
 	int ret;
 
 	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS)
 		goto later;
-	for (i = 0; i < req->nr_mrs; i++)
-		if (!rdma_mr_check_remote_inv(req->mrs[i], reply_wc))
-			break;
+	/* A SEND_WITH_INV killed one key: rdma_mr_check_remote_inv(). */
+	if (reply_wc->wc_flags & IB_WC_WITH_INVALIDATE) {
+		inv = reply_wc->ex.invalidate_rkey;
+		for (i = 0; i < req->nr_mrs; i++)
+			if (!rdma_mr_remote_invalidated(req->mrs[i], inv))
+				break;
+	}
 	/* Built from the last MR back, so that the signaled WR runs last. */
 	for (i = req->nr_mrs; i-- > 0;) {
 		struct rdma_mr *mr = req->mrs[i];

@@ -64,7 +64,13 @@ finish() {
 }
 
 mounts() {
-	mount -t tmpfs -o mode=1777 tmpfs /tmp
+	# /tmp of its own, out of the host's sight; but a tree under test
+	# that lives in the host's /tmp (a clone there) must stay visible:
+	# the overlay's /tmp is writable anyway, its upper a tmpfs.
+	case "$MODROOT" in
+	/tmp/*) log "the tree is under /tmp: the guest keeps the overlay's /tmp" ;;
+	*) mount -t tmpfs -o mode=1777 tmpfs /tmp ;;
+	esac
 	mount -t tmpfs -o mode=0755 tmpfs /run
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	mount -t configfs configfs /sys/kernel/config

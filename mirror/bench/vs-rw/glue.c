@@ -184,11 +184,18 @@ int vsrw_mrcore_key_io(struct rdma_rkey_set *set, struct scatterlist *sg,
 		       int nents, struct ib_send_wr *send,
 		       struct ib_wc *reply, struct vsrw_tally *t)
 {
-	struct vsrw_key_req req = { .done = 0 };
+	/*
+	 * The port embeds the request in its blk-mq PDU, which lives as long
+	 * as the queue: rdma_rkey_req_init() sets what a command needs, and
+	 * nothing zeroes the rest per command (stock builds its REG_MR WR on
+	 * the stack, above, and is charged for it).
+	 */
+	static struct vsrw_key_req req;
 	u64 iova;
 	u32 rkey;
 	int ret;
 
+	req.done = 0;
 	rdma_rkey_req_init(&req.rk, set, send, vsrw_key_done);
 	ret = rdma_rkey_map_sg(&req.rk, sg, nents, RDMA_MR_REMOTE_WRITE,
 			       &rkey, &iova);
