@@ -116,6 +116,9 @@ bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
 void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 		      const struct keys_named *k, unsigned int n,
 		      struct mrcore_e2e_buf *mem, const char *what);
+void keys_expect_served_op(struct kunit *test, struct mrcore_e2e_pair *base,
+			   const struct keys_named *k, enum ib_wr_opcode op,
+			   struct mrcore_e2e_buf *mem, size_t at);
 void keys_expect_served(struct kunit *test, struct mrcore_e2e_pair *base,
 			const struct keys_named *k, struct mrcore_e2e_buf *mem);
 void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc);

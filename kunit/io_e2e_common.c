@@ -294,32 +294,38 @@ void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 }
 
 /*
- * The positive control of keys_expect_dead(): the same attacker (a new
- * connection to the PD of @base's active end), ops and length, through @k
- * while it lives, with all the rights: a WRITE lands the attacker's bytes
- * at the start of @mem (poisoned first, the rest stays so), and a READ is
- * served.  Without it a refusal could be an attacker that never reached
- * the key.
+ * The positive control of keys_expect_dead(), one access: the same
+ * attacker (a new connection to the PD of @base's active end), op and
+ * length, through @k while it lives.  A WRITE lands the attacker's bytes
+ * at @at in @mem (poisoned first, the rest stays so); a READ is served.
+ * Without it a refusal could be an attacker that never reached the key.
  */
+void keys_expect_served_op(struct kunit *test, struct mrcore_e2e_pair *base,
+			   const struct keys_named *k, enum ib_wr_opcode op,
+			   struct mrcore_e2e_buf *mem, size_t at)
+{
+	bool write = op == IB_WR_RDMA_WRITE;
+	int r;
+
+	if (write)
+		mrcore_e2e_buf_poison(mem);
+	r = mrcore_e2e_try_key(base, base->active.pd, op, k->key, k->iova);
+	KUNIT_EXPECT_EQ_MSG(test, r, 0,
+			    "control: the attacker's %s through the live key 0x%x was %s (%d)",
+			    write ? "WRITE" : "READ", k->key,
+			    r < 0 ? "not made" : "refused", r);
+	if (write)
+		mrcore_e2e_expect_data(test, mem, at, MRCORE_E2E_TRY_BYTES,
+				       MRCORE_E2E_TRY_SEED,
+				       "memory after the attacker's WRITE through a live key");
+}
+
+/* keys_expect_served_op() of both, for a key with all the rights. */
 void keys_expect_served(struct kunit *test, struct mrcore_e2e_pair *base,
 			const struct keys_named *k, struct mrcore_e2e_buf *mem)
 {
-	int r;
-
-	mrcore_e2e_buf_poison(mem);
-	r = mrcore_e2e_try_key(base, base->active.pd, IB_WR_RDMA_WRITE,
-			       k->key, k->iova);
-	KUNIT_EXPECT_EQ_MSG(test, r, 0,
-			    "control: the attacker's WRITE through the live key 0x%x was %s (%d)",
-			    k->key, r < 0 ? "not made" : "refused", r);
-	mrcore_e2e_expect_data(test, mem, 0, MRCORE_E2E_TRY_BYTES,
-			       MRCORE_E2E_TRY_SEED,
-			       "memory after the attacker's WRITE through a live key");
-	r = mrcore_e2e_try_key(base, base->active.pd, IB_WR_RDMA_READ, k->key,
-			       k->iova);
-	KUNIT_EXPECT_EQ_MSG(test, r, 0,
-			    "control: the attacker's READ through the live key 0x%x was %s (%d)",
-			    k->key, r < 0 ? "not made" : "refused", r);
+	keys_expect_served_op(test, base, k, IB_WR_RDMA_WRITE, mem, 0);
+	keys_expect_served_op(test, base, k, IB_WR_RDMA_READ, mem, 0);
 }
 
 void keys_recv_done(struct ib_cq *cq, struct ib_wc *wc)

@@ -186,9 +186,41 @@ static void rk_expect_at(struct kunit *test, struct mrcore_e2e_buf *buf,
 }
 
 /*
+ * The positive control of the keys' death (rk_retire()): while the
+ * request is in flight, the attacker that will find its keys dead makes
+ * through each the access it grants (a WRITE lands its bytes, a READ is
+ * served); a READ-only key refuses it a WRITE, which leaves @mem as it
+ * was.  (A WRITE-only key's refusal of a READ is not asked for: siw
+ * serves a READ through any live key, core/quirks.c.)
+ */
+static void rk_attacker_served(struct kunit *test, struct rk_test *t,
+			       struct rk_req *r, struct mrcore_e2e_buf *mem,
+			       bool write)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_keys; i++) {
+		const struct keys_named *k = &r->keys[i];
+
+		keys_expect_served_op(test, t->pair, k,
+				      write ? IB_WR_RDMA_WRITE :
+					      IB_WR_RDMA_READ,
+				      mem, r->off[i]);
+		if (write)
+			continue;
+		mrcore_e2e_buf_fill(mem, RK_SEED);
+		io_key_refused(test, t->pair, IB_WR_RDMA_WRITE, k->key,
+			       k->iova);
+		mrcore_e2e_expect_data(test, mem, 0, mem->len, RK_SEED,
+				       "memory after a WRITE through a READ-only key");
+	}
+}
+
+/*
  * The peer moves every segment with the helper: READs it into memory of
  * its own (checked against the pattern @mem holds), or WRITEs the
  * pattern's bytes into it (@mem checked whole afterwards, guards too).
+ * The attacker's control runs first (rk_attacker_served()).
  */
 static void rk_peer_moves(struct kunit *test, struct rk_test *t,
 			  struct rk_req *r, struct mrcore_e2e_buf *mem,
@@ -197,6 +229,7 @@ static void rk_peer_moves(struct kunit *test, struct rk_test *t,
 	struct mrcore_e2e_side *peer = &t->pair->passive;
 	unsigned int i;
 
+	rk_attacker_served(test, t, r, mem, write);
 	if (write)
 		mrcore_e2e_buf_poison(mem);
 	else

@@ -10,6 +10,7 @@
 // callback runs, the attacker of keys_test.cpp (a peer on another
 // connection of the same PD) is refused, a stale key does not reach the
 // MR's next mapping, the MRs are back in the set and nothing leaks.
+#include <algorithm>
 #include <set>
 
 #include "fixture.h"
@@ -217,11 +218,34 @@ protected:
 		ExpectAllDead(*r.keys, mem, seed);
 	}
 
+	// The positive control of ExpectAllDead(): while the request is in
+	// flight the same attacker makes through the live key the access it
+	// grants.  A WRITE lands its bytes in @mine at @off.
+	void ExpectAttackerServed(const Named &k, Buffer &mine, size_t off,
+				  bool write, unsigned int seed)
+	{
+		const u32 n = std::min<u32>(k.len, 64);
+
+		attacker_src_.fill(seed + 7);
+		mine.poison(seed);
+		EXPECT_EQ(Attack(write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+				 k.iova, k.key, attacker_src_.at(0), n),
+			  Access::kServed)
+			<< "control: the attacker's " << (write ? "WRITE" : "READ")
+			<< " through the live key " << std::hex << k.key;
+		if (write) {
+			EXPECT_TRUE(Moved(attacker_src_.span(0, n),
+					  mine.span(off, n)));
+		}
+	}
+
 	// The peer moves one segment's bytes: READs them into its memory or
 	// WRITEs its own; the bytes are checked, and the guards around them.
+	// The attacker's control comes first (ExpectAttackerServed()).
 	void PeerUses(const Named &k, Buffer &mine, size_t off, bool write,
 		      unsigned int seed)
 	{
+		ExpectAttackerServed(k, mine, off, write, seed);
 		peer_mem_.poison(seed);
 		if (write) {
 			peer_mem_.fill(seed);
