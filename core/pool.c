@@ -23,10 +23,10 @@
 /* The most pages one pool MR maps, whatever the device could do. */
 #define MRCORE_POOL_MAX_MR_PAGES	512
 
-/* DIV_ROUND_UP() without its sum, which wraps for @max_pages near U32_MAX. */
+/* MRs of @mr_pages pages for @max_pages: in 64 bits, no sum to wrap. */
 static u32 mrcore_pool_factor(u32 mr_pages, u32 max_pages)
 {
-	return mr_pages && max_pages ? (max_pages - 1) / mr_pages + 1 : 0;
+	return mr_pages ? DIV_ROUND_UP_ULL(max_pages, mr_pages) : 0;
 }
 
 static u32 mrcore_mr_pages(struct ib_device *dev)
@@ -100,9 +100,9 @@ u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 	u64 worst;	/* up to 4 WRs a run: more than U32_MAX in all */
 
 	max_pages = max(max_pages, 1u);
-	worst = mrcore_pool_factor(wr_sge, max_pages);
+	worst = DIV_ROUND_UP_ULL(max_pages, wr_sge);
 	if (!iwarp)
-		worst = max_t(u64, worst, mrcore_pool_factor(rd_sge, max_pages));
+		worst = max_t(u64, worst, DIV_ROUND_UP_ULL(max_pages, rd_sge));
 	if (!ops)
 		return worst;
 	runs = mrcore_pool_factor(min_t(u32, ops->max_pages(dev),

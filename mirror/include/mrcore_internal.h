@@ -104,6 +104,7 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define is_power_of_2(n)	((n) != 0 && (((n) & ((n) - 1)) == 0))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define DIV_ROUND_UP_ULL(n, d)	DIV_ROUND_UP((unsigned long long)(n), (d))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #ifndef __cplusplus	/* C++ has std::min and std::max */
