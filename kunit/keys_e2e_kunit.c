@@ -11,7 +11,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -208,14 +207,18 @@ static void keys_disarm(void *point)
 static void keys_partial_post_fault(struct kunit *test)
 {
 	struct keys_named k[KEYS_MAX_KEYS];
+	struct rdma_io_ctx ctx, mark_ctx;
+	struct rdma_io_pool *mark_pool;
 	struct ib_cqe cqe = {};
-	struct rdma_io_ctx ctx;
+	struct io_local *mark;
 	struct io_fixture f;
 	unsigned int n;
 	long maps;
 	int ret;
 
 	keys_setup(test, &f, 1, true);
+	mark_pool = io_pool(test, &f.pair->active, 1, 1);
+	mark = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 	maps = rdma_mrcore_dma_maps_live();
 	/* REG_MR, then READ_WITH_INV on siw, READ on rxe */
 	KUNIT_ASSERT_EQ(test, keys_init(test, &ctx, f.pool, f.l, f.owner,
@@ -229,8 +232,17 @@ static void keys_partial_post_fault(struct kunit *test)
 	rdma_mrcore_fault_arm("post_wr", 0, 0);
 	KUNIT_EXPECT_EQ_MSG(test, ret, -EINPROGRESS,
 			    "a chain the driver took in part");
-	/* Let the device run the registration it took, then drain. */
-	msleep(100);
+	/*
+	 * The registration the driver took has run once a READ posted
+	 * behind it on the same send queue has completed (a send queue
+	 * executes in order): its key was valid.  Then drain.
+	 */
+	KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&mark_ctx, mark_pool, mark->sg,
+					       mark->nents, 0, f.owner->iova,
+					       f.owner->rkey, DMA_FROM_DEVICE),
+			0);
+	KUNIT_ASSERT_EQ_MSG(test, io_run(test, &f.pair->active, &mark_ctx),
+			    IB_WC_SUCCESS, "the READ behind the registration");
 	ib_drain_qp(f.pair->active.qp);
 	rdma_io_ctx_destroy(&ctx, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps,
