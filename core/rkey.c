@@ -565,18 +565,14 @@ void rdma_rkey_req_retire(struct rdma_rkey_req *req,
 {
 	struct ib_send_wr *first = NULL, *prev;
 	bool signaled = false;
-	u32 i, inv;
+	u32 i;
 	int ret;
 
 	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS)
 		goto later;
-	/* A SEND_WITH_INV killed one key: rdma_mr_check_remote_inv(). */
-	if (reply_wc->wc_flags & IB_WC_WITH_INVALIDATE) {
-		inv = reply_wc->ex.invalidate_rkey;
-		for (i = 0; i < req->nr_mrs; i++)
-			if (!rdma_mr_remote_invalidated(req->mrs[i], inv))
-				break;
-	}
+	for (i = 0; i < req->nr_mrs; i++)
+		if (!rdma_mr_check_remote_inv(req->mrs[i], reply_wc))
+			break;
 	/* Built from the last MR back, so that the signaled WR runs last. */
 	for (i = req->nr_mrs; i-- > 0;) {
 		struct rdma_mr *mr = req->mrs[i];
