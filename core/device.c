@@ -32,6 +32,7 @@ static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_POOL_FALLBACKS] = "pool_fallbacks",
 	[MRCORE_STAT_MR_RECYCLED] = "mr_recycled",
 	[MRCORE_STAT_POOL_SHRUNK] = "pool_shrunk",
+	[MRCORE_STAT_MR_INDEX_REFUSED] = "mr_index_refused",
 	[MRCORE_STAT_INV_LOCAL] = "invalidate_local",
 	[MRCORE_STAT_INV_REMOTE] = "invalidate_remote",
 	[MRCORE_STAT_ERR_DMA_MAP] = "err_dma_map",
@@ -98,6 +99,7 @@ static void mrcore_device_release(struct kref *ref)
 	struct mrcore_device *mdev = container_of(ref, struct mrcore_device,
 						  ref);
 
+	mrcore_mrindex_destroy(mdev);
 	free_percpu(mdev->stats);
 	kfree(mdev);
 	atomic_dec(&mrcore_devices_live);
@@ -356,6 +358,11 @@ static int mrcore_client_add(struct ib_device *ibdev)
 	kref_init(&mdev->ref);
 	spin_lock_init(&mdev->lock);
 	mdev->ibdev = ibdev;
+	if (mrcore_mrindex_create(mdev)) {
+		free_percpu(mdev->stats);
+		kfree(mdev);
+		return -ENOMEM;
+	}
 	atomic_inc(&mrcore_devices_live);
 
 	/* debugfs is optional: a device without its files still counts. */

@@ -54,15 +54,13 @@ struct rdma_mr *rdma_create_mr(struct ib_pd *pd, u32 max_pages,
 	mr->max_pages = max_pages;
 	mr->mdev = mrcore_device_get(pd->device);
 
-	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
-	      ops->mr_init(mr);
+	ret = mrcore_mr_dev_alloc(mr);
 	if (ret)
 		goto free_mr;
 	mrcore_device_chose(mr->mdev, MRCORE_CLASS_MAP, ops, MRCORE_WHY_ONLY);
 	return mr;
 
 free_mr:
-	mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
 	mrcore_device_put(mr->mdev);
 	kfree(mr);
 put_backend:
@@ -110,7 +108,7 @@ void rdma_destroy_mr(struct rdma_mr *mr)
 	ops = mr->ops;
 	mapped = mrcore_dma_mapped(mr);
 	WARN_ON_ONCE(mapped && !mr->pool);
-	ops->mr_release(mr);
+	mrcore_mr_dev_release(mr);
 	if (mapped)
 		mrcore_mr_dma_release(mr);
 	mrcore_device_put(mr->mdev);
@@ -174,6 +172,7 @@ int mrcore_mr_map_run(struct rdma_mr *mr, int access,
 	}
 	mr->state = RDMA_MR_MAPPED;
 	mr->key_uses++;
+	mr->dev_keyed = true;
 	trace_mrcore_map(mr);
 	return 0;
 }
@@ -485,17 +484,65 @@ static int mrcore_mr_replace(struct rdma_mr *mr)
 	};
 	int ret;
 
-	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
-	      mr->ops->mr_init(&fresh);
-	if (ret) {
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
+	ret = mrcore_mr_dev_alloc(&fresh);
+	if (ret)
 		return ret;
-	}
-	mr->ops->mr_release(mr);
+	mrcore_mr_dev_release(mr);
 	mr->ibmr = fresh.ibmr;
 	mr->backend_priv = fresh.backend_priv;
 	mr->key_uses = 0;
+	mr->dev_keyed = false;
 	return 0;
+}
+
+/**
+ * mrcore_mr_dev_alloc() - give an MR a new device MR
+ * @mr: an MR without one (never had one, or its last was released).
+ *
+ * The backend's mr_init allocates it.  On a driver that draws MR indices at
+ * random, a device MR whose index the core gave back within the last
+ * %MRCORE_KEY_WINDOW deregistrations is released unused and another one
+ * allocated (core/mrindex.c): on siw one in 256 allocations.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; the backend's or the driver's error; -ENOSPC if the driver
+ * offered only recent indices %MRCORE_MRINDEX_TRIES times in a row.
+ */
+int mrcore_mr_dev_alloc(struct rdma_mr *mr)
+{
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0; tries < MRCORE_MRINDEX_TRIES; tries++) {
+		ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
+		      mr->ops->mr_init(mr);
+		if (ret) {
+			mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
+			return ret;
+		}
+		mr->dev_keyed = false;
+		if (!mrcore_mrindex_recent(mr))
+			return 0;
+		mr->ops->mr_release(mr);
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_MR_INDEX_REFUSED);
+	}
+	return -ENOSPC;
+}
+
+/**
+ * mrcore_mr_dev_release() - deregister an MR's device MR
+ * @mr: an MR with a device MR.
+ *
+ * Deregistration kills any key the device MR has.  If it handed out a key
+ * and the driver draws indices at random, its index is remembered first.
+ *
+ * Context: Process context; may sleep.
+ */
+void mrcore_mr_dev_release(struct rdma_mr *mr)
+{
+	if (mr->dev_keyed)
+		mrcore_mrindex_released(mr);
+	mr->ops->mr_release(mr);
 }
 
 /**
@@ -606,17 +653,15 @@ int mrcore_mr_recycle(struct rdma_mr *mr)
 	bool mapped = mrcore_dma_mapped(mr);
 	int ret;
 
-	ops->mr_release(mr);
+	mrcore_mr_dev_release(mr);
 	if (mapped)
 		mrcore_mr_dma_release(mr);
 	mr->sg = NULL;
 	mr->dma_owned = false;
 	mr->state = RDMA_MR_FREE;
 	mr->key_uses = 0;
-	ret = mrcore_should_fail(MRCORE_FAULT_MR_ALLOC) ? -ENOMEM :
-	      ops->mr_init(mr);
+	ret = mrcore_mr_dev_alloc(mr);
 	if (ret) {
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MR_ALLOC);
 		mrcore_device_put(mr->mdev);
 		kfree(mr);
 		mrcore_backend_put(ops);

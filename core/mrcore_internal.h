@@ -18,6 +18,7 @@
 #include <linux/debugfs.h>
 #include <linux/atomic.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/jump_label.h>
 #include <linux/kref.h>
 #include <linux/kernel.h>
@@ -40,7 +41,8 @@
 
 #include "mrcore_compat.h"
 
-#include "mrcore_priv.h"
+/* Before the private header: its inline DMA helpers fire tracepoints. */
 #include "mrcore_trace.h"
+#include "mrcore_priv.h"
 
 #endif /* _MRCORE_INTERNAL_H */

@@ -20,6 +20,7 @@ struct mrcore_access {
 int mrcore_local_access(struct ib_device *dev, unsigned int local_ops,
 			struct mrcore_access *out);
 bool mrcore_dev_unchecked_remote_read(const struct ib_device *dev);
+bool mrcore_dev_random_mr_index(const struct ib_device *dev);
 bool mrcore_dev_unsignaled_zcopy(const struct ib_device *dev);
 int mrcore_remote_access(unsigned int remote_ops, struct mrcore_access *out);
 bool mrcore_access_is_remote(int ib_access);
@@ -213,6 +214,25 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  */
 #define MRCORE_KEY_USES		256
 
+/*
+ * Keys of a device within which no key value comes back: on drivers that
+ * hand out an MR index again soon (siw draws them at random), the core
+ * refuses a new device MR with the index of one of the last this many it
+ * deregistered (core/mrindex.c).
+ */
+#define MRCORE_KEY_WINDOW	65536
+/* New device MRs refused in a row before giving up (1 in 256 on siw). */
+#define MRCORE_MRINDEX_TRIES	8
+
+struct mrcore_device;
+struct mrcore_mrindex;
+int mrcore_mrindex_create(struct mrcore_device *mdev);
+void mrcore_mrindex_destroy(struct mrcore_device *mdev);
+bool mrcore_mrindex_recent(const struct rdma_mr *mr);
+void mrcore_mrindex_released(const struct rdma_mr *mr);
+int mrcore_mr_dev_alloc(struct rdma_mr *mr);
+void mrcore_mr_dev_release(struct rdma_mr *mr);
+
 #define MRCORE_BACKEND_NAME_LEN	16
 
 /*
@@ -248,6 +268,8 @@ int mrcore_mr_recycle(struct rdma_mr *mr);
  *	%MRCORE_KEY_USES keys.
  * @MRCORE_STAT_POOL_SHRUNK: pool MRs freed for good because no new device
  *	MR could be allocated to replace theirs: the pool shrank by one.
+ * @MRCORE_STAT_MR_INDEX_REFUSED: new device MRs deregistered unused because
+ *	the core had given their index back too recently (core/mrindex.c).
  * @MRCORE_STAT_INV_LOCAL: keys killed by a WR of ours (LOCAL_INV, or a
  *	READ_WITH_INV into the sink).
  * @MRCORE_STAT_INV_REMOTE: keys the peer killed (SEND_WITH_INV).
@@ -276,6 +298,7 @@ enum mrcore_stat {
 	MRCORE_STAT_POOL_FALLBACKS,
 	MRCORE_STAT_MR_RECYCLED,
 	MRCORE_STAT_POOL_SHRUNK,
+	MRCORE_STAT_MR_INDEX_REFUSED,
 	MRCORE_STAT_INV_LOCAL,
 	MRCORE_STAT_INV_REMOTE,
 	MRCORE_STAT_ERR_DMA_MAP,
@@ -345,6 +368,8 @@ struct mrcore_device_stats {
  * @slot_name: its name, kept for when the backend is gone.
  * @last: per class, 1 + the slot of the backend chosen last (or 0) in the
  *	low 16 bits, and why (enum mrcore_why) above.
+ * @mrindex: the indices of device MRs deregistered recently, on a driver
+ *	that draws them at random (core/mrindex.c); %NULL elsewhere.
  */
 struct mrcore_device {
 	struct kref ref;
@@ -356,6 +381,7 @@ struct mrcore_device {
 	const struct rdma_mr_backend_ops *slot_ops[MRCORE_DEVICE_SLOTS];
 	char slot_name[MRCORE_DEVICE_SLOTS][MRCORE_BACKEND_NAME_LEN];
 	u32 last[MRCORE_CLASS_NR];
+	struct mrcore_mrindex *mrindex;
 };
 
 struct mrcore_device *mrcore_device_get(struct ib_device *ibdev);
@@ -728,9 +754,12 @@ static inline int __mrcore_dma_map(struct ib_device *dev,
 				   struct scatterlist *sg, u32 nents,
 				   enum dma_data_direction dir)
 {
-	return unlikely(mrcore_fault_armed()) ?
+	int n = unlikely(mrcore_fault_armed()) ?
 		mrcore_dma_map_faulty(dev, sg, nents, dir) :
 		ib_dma_map_sg(dev, sg, nents, dir);
+
+	trace_mrcore_dma_map(dev, sg, nents, dir, n);
+	return n;
 }
 
 /* A mapping of __mrcore_dma_map() that succeeded, for the leak count. */
@@ -783,6 +812,7 @@ static inline void mrcore_dma_unmap(struct ib_device *dev,
 				    struct scatterlist *sg, u32 nents,
 				    enum dma_data_direction dir)
 {
+	trace_mrcore_dma_unmap(dev, sg, nents, dir);
 	ib_dma_unmap_sg(dev, sg, nents, dir);
 	this_cpu_dec(mrcore_dma_live);
 }

@@ -63,6 +63,59 @@ DEFINE_EVENT(mrcore_key_class, mrcore_invalidate_remote,
 	     TP_PROTO(const struct rdma_mr *mr),
 	     TP_ARGS(mr));
 
+/* The DMA API's directions, for the tools that read the format. */
+TRACE_DEFINE_ENUM(DMA_BIDIRECTIONAL);
+TRACE_DEFINE_ENUM(DMA_TO_DEVICE);
+TRACE_DEFINE_ENUM(DMA_FROM_DEVICE);
+
+#define mrcore_show_dma_dir(dir)					\
+	__print_symbolic(dir,						\
+			 { DMA_BIDIRECTIONAL, "BIDIRECTIONAL" },	\
+			 { DMA_TO_DEVICE, "TO_DEVICE" },		\
+			 { DMA_FROM_DEVICE, "FROM_DEVICE" })
+
+/*
+ * Every DMA mapping the core makes (mapped: the entries the DMA API
+ * returned, 0 if it failed) and releases, with the direction it gave the
+ * DMA API: on rxe and siw (virtual DMA) and on the unit tests' fake
+ * devices the DMA API's own debugging sees none of them.
+ */
+TRACE_EVENT(mrcore_dma_map,
+	    TP_PROTO(const struct ib_device *dev, const struct scatterlist *sg,
+		     u32 nents, enum dma_data_direction dir, int mapped),
+	    TP_ARGS(dev, sg, nents, dir, mapped),
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(const void *, sg)
+			     __field(u32, nents)
+			     __field(int, dir)
+			     __field(int, mapped)),
+	    TP_fast_assign(strscpy(__entry->dev, dev->name,
+				   IB_DEVICE_NAME_MAX);
+			   __entry->sg = sg;
+			   __entry->nents = nents;
+			   __entry->dir = dir;
+			   __entry->mapped = mapped;),
+	    TP_printk("dev=%s sg=%p nents=%u dir=%s mapped=%d",
+		      __entry->dev, __entry->sg, __entry->nents,
+		      mrcore_show_dma_dir(__entry->dir), __entry->mapped));
+
+TRACE_EVENT(mrcore_dma_unmap,
+	    TP_PROTO(const struct ib_device *dev, const struct scatterlist *sg,
+		     u32 nents, enum dma_data_direction dir),
+	    TP_ARGS(dev, sg, nents, dir),
+	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
+			     __field(const void *, sg)
+			     __field(u32, nents)
+			     __field(int, dir)),
+	    TP_fast_assign(strscpy(__entry->dev, dev->name,
+				   IB_DEVICE_NAME_MAX);
+			   __entry->sg = sg;
+			   __entry->nents = nents;
+			   __entry->dir = dir;),
+	    TP_printk("dev=%s sg=%p nents=%u dir=%s", __entry->dev,
+		      __entry->sg, __entry->nents,
+		      mrcore_show_dma_dir(__entry->dir)));
+
 /*
  * The completion status of io_done, by name: enum ib_wc_status, and
  * MRCORE_WC_NONE for an I/O destroyed without a completion (never posted,

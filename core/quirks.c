@@ -20,11 +20,14 @@
  * @unsignaled_zcopy: it sends the payload of an unsignaled WR from the
  *	pages themselves, which the transport may read again after the
  *	completion of a later WR has given them back to the caller.
+ * @random_mr_index: it draws a new MR's index at random, so one it gave
+ *	out before may come back at the next allocation.
  */
 struct mrcore_quirk {
 	enum rdma_driver_id driver_id;
 	bool unchecked_remote_read;
 	bool unsignaled_zcopy;
+	bool random_mr_index;
 };
 
 static const struct mrcore_quirk mrcore_quirks[] = {
@@ -49,8 +52,15 @@ static const struct mrcore_quirk mrcore_quirks[] = {
 	 * default, so nothing notices).  The core's answer: on such a device
 	 * every RDMA WRITE of an I/O is signaled (core/io.c).
 	 */
+	/*
+	 * siw (6.12, siw_mem.c: siw_mr_add_mem()): a new MR's index is the
+	 * first free one from a random start among 2^24, its key byte 0.
+	 * With a device MR replaced at every unmap (above), about 128 keys
+	 * in 65,536 would come back.  The core's answer: it remembers the
+	 * indices it gave back (core/mrindex.c).
+	 */
 	{ .driver_id = RDMA_DRIVER_SIW, .unchecked_remote_read = true,
-	  .unsignaled_zcopy = true },
+	  .unsignaled_zcopy = true, .random_mr_index = true },
 };
 
 static const struct mrcore_quirk *mrcore_quirk_of(const struct ib_device *dev)
@@ -101,4 +111,23 @@ bool mrcore_dev_unsignaled_zcopy(const struct ib_device *dev)
 	const struct mrcore_quirk *q = mrcore_quirk_of(dev);
 
 	return q && q->unsignaled_zcopy;
+}
+
+/**
+ * mrcore_dev_random_mr_index() - whether the driver may hand out a
+ *	recently freed MR index again at once
+ * @dev: the device.
+ *
+ * On such a device the core remembers the indices of the device MRs it
+ * deregistered and refuses a new one with a recent index, so that no key
+ * value recurs within %MRCORE_KEY_WINDOW keys.
+ *
+ * Context: Any context.
+ * Return: true if @dev draws MR indices at random (siw).
+ */
+bool mrcore_dev_random_mr_index(const struct ib_device *dev)
+{
+	const struct mrcore_quirk *q = mrcore_quirk_of(dev);
+
+	return q && q->random_mr_index;
 }

@@ -20,4 +20,6 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(mrcore_io_init);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrcore_io_post);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrcore_io_done);
 EXPORT_TRACEPOINT_SYMBOL_GPL(mrcore_pool_exhausted);
+EXPORT_TRACEPOINT_SYMBOL_GPL(mrcore_dma_map);
+EXPORT_TRACEPOINT_SYMBOL_GPL(mrcore_dma_unmap);
 #endif

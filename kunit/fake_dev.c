@@ -9,10 +9,12 @@
 #include <linux/gfp.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 
 #define MRCORE_PROFILES_DEFINE
 #include "fake_dev.h"
 #include "mrcore_compat.h"
+#include "mrcore_trace.h"
 
 static struct fake_dev *to_fake(struct ib_device *dev)
 {
@@ -142,6 +144,44 @@ static void fake_dev_free(void *data)
 	ib_dealloc_device(&fd->ibdev);
 }
 
+/*
+ * The core's DMA mappings for a fake device, seen through its tracepoints:
+ * the device uses virtual DMA, so neither it nor the DMA API's debugging
+ * would see a direction.
+ */
+static void fake_dma_map(void *data, const struct ib_device *dev,
+			 const struct scatterlist *sg, u32 nents,
+			 enum dma_data_direction dir, int mapped)
+{
+	struct fake_dev *fd = data;
+
+	if (dev != &fd->ibdev || mapped <= 0)
+		return;
+	fd->dma_maps++;
+	fd->dma_last_dir = dir;
+	fd->dma_last_sg = sg;
+}
+
+static void fake_dma_unmap(void *data, const struct ib_device *dev,
+			   const struct scatterlist *sg, u32 nents,
+			   enum dma_data_direction dir)
+{
+	struct fake_dev *fd = data;
+
+	if (dev != &fd->ibdev)
+		return;
+	fd->dma_unmaps++;
+	fd->dma_unmap_mismatch += dir != fd->dma_last_dir ||
+				  sg != fd->dma_last_sg;
+}
+
+static void fake_dma_detach(void *data)
+{
+	unregister_trace_mrcore_dma_map(fake_dma_map, data);
+	unregister_trace_mrcore_dma_unmap(fake_dma_unmap, data);
+	tracepoint_synchronize_unregister();
+}
+
 /**
  * fake_dev_create() - a fake device of a profile, freed with the test
  * @test: the test.
@@ -157,6 +197,7 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 	const struct mrcore_profile_limits *p = &mrcore_profiles[profile];
 	struct ib_device_attr *attrs;
 	struct fake_dev *fd;
+	int ret;
 
 	fd = (struct fake_dev *)_ib_alloc_device(sizeof(*fd));
 	KUNIT_ASSERT_NOT_NULL(test, fd);
@@ -172,6 +213,15 @@ struct fake_dev *fake_dev_create(struct kunit *test,
 	/* Set below as ib_create_qp() would for the device's maximum. */
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, fake_dev_free, fd));
+	/* Detached before the device is freed (actions run in reverse). */
+	ret = register_trace_mrcore_dma_map(fake_dma_map, fd);
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	ret = register_trace_mrcore_dma_unmap(fake_dma_unmap, fd);
+	if (ret)
+		unregister_trace_mrcore_dma_map(fake_dma_map, fd);
+	KUNIT_ASSERT_EQ(test, 0, ret);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, fake_dma_detach, fd));
 
 	fd->ibdev.ops.driver_id = p->driver_id;
 	attrs = &fd->ibdev.attrs;

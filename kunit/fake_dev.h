@@ -58,6 +58,13 @@ struct fake_fmr {
  * @fmr_unmap_calls: FMR unmap calls.
  * @fmr_unmapped: handles those calls unmapped.
  * @fmr_remap_unflushed: maps of a handle still holding a key (a bug).
+ * @dma_maps: DMA mappings the core made of memory for this device
+ *	(tracepoint mrcore_dma_map; the device itself uses virtual DMA).
+ * @dma_unmaps: mappings it released (mrcore_dma_unmap).
+ * @dma_last_dir: the direction of the last mapping.
+ * @dma_last_sg: its scatterlist.
+ * @dma_unmap_mismatch: releases whose direction or scatterlist was not
+ *	the last mapping's (a bug the DMA API's debugging would report).
  */
 struct fake_dev {
 	struct ib_device ibdev;
@@ -72,6 +79,11 @@ struct fake_dev {
 	unsigned int fmr_unmap_calls;
 	unsigned int fmr_unmapped;
 	unsigned int fmr_remap_unflushed;
+	unsigned int dma_maps;
+	unsigned int dma_unmaps;
+	enum dma_data_direction dma_last_dir;
+	const struct scatterlist *dma_last_sg;
+	unsigned int dma_unmap_mismatch;
 };
 
 struct fake_dev *fake_dev_create(struct kunit *test,

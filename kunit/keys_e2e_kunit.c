@@ -735,13 +735,14 @@ static void keys_mr_release(void *mr)
  * posted: the test then takes seconds, not the hours of 65,536 I/Os under
  * TCG (keys_recurrence moves data through 3,000).  Sorted by value, two
  * equal neighbours would be a recurrence, their distance its distance.
- * On rxe the device MR is replaced every 256 maps: no value may come
- * back.  On siw it is replaced at every unmap (core/quirks.c), and siw
- * (6.12, siw_mr_add_mem()) draws each new MR's index at random from 2^24
- * and starts its key byte at 0: every key is a random index with the
- * byte 0x01, and by the birthday bound about 128 of 65,536 come back.
- * A driver defect is asserted, never skipped (kunit/skips.allow): on siw
- * the case expects values to come back, and says how many and how near.
+ * On rxe the device MR is replaced every 256 maps and rxe hands out its
+ * indices cyclically over 2^19.  On siw it is replaced at every unmap
+ * (core/quirks.c), and siw (6.12, siw_mr_add_mem()) draws each new MR's
+ * index at random from 2^24 with the key byte at 0: by the birthday bound
+ * about 128 of 65,536 keys would come back.  The device remembers the
+ * indices the core gave back and refuses a new device MR with one of the
+ * last 65,536 (core/mrindex.c): on both, no value may come back, and on
+ * siw the refusals (counter mr_index_refused) show the memory at work.
  */
 static void keys_no_recurrence_65536(struct kunit *test)
 {
@@ -749,6 +750,7 @@ static void keys_no_recurrence_65536(struct kunit *test)
 	struct io_local *l = io_local_create(test,
 					     &mrcore_shapes[SHAPE_1_PAGE]);
 	u32 i, again = 0, indices = 0, min = 0;
+	u64 refused0 = 0, refused = 0;
 	struct keys_use *use;
 	struct rdma_mr *mr;
 	int ret;
@@ -760,6 +762,9 @@ static void keys_no_recurrence_65536(struct kunit *test)
 	mr = rdma_create_mr(pair->active.pd, 1, RDMA_MR_ROLE_LKEY);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
 	ret = kunit_add_action_or_reset(test, keys_mr_release, mr);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ret = rdma_mrcore_device_counter(pair->active.device,
+					 "mr_index_refused", &refused0);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	for (i = 0; i < KEYS_NO_RECUR; i++) {
 		struct ib_send_wr *chain = NULL;
@@ -783,18 +788,24 @@ static void keys_no_recurrence_65536(struct kunit *test)
 		if (!min || use[i].at - use[i - 1].at < min)
 			min = use[i].at - use[i - 1].at;
 	}
-	kunit_info(test, "%u maps of one MR: %u key values came back (nearest %u maps apart), %u device MR indices\n",
-		   KEYS_NO_RECUR, again, min, indices);
-	if (pair->active.device->ops.driver_id == RDMA_DRIVER_SIW) {
-		/* The defect: a fixed siw makes this fail, and the docs change. */
-		KUNIT_EXPECT_GT_MSG(test, again, 0,
-				    "no key value came back on siw: has siw stopped drawing MR indices at random?");
-		return;
-	}
+	ret = rdma_mrcore_device_counter(pair->active.device,
+					 "mr_index_refused", &refused);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	refused -= refused0;
+	kunit_info(test, "%u maps of one MR: %u key values came back (nearest %u maps apart), %u device MR indices, %llu new device MRs refused for a recent index\n",
+		   KEYS_NO_RECUR, again, min, indices, refused);
 	KUNIT_EXPECT_EQ_MSG(test, again, 0,
 			    "a key value came back after %u maps", min);
+	if (pair->active.device->ops.driver_id == RDMA_DRIVER_SIW) {
+		/* A new device MR per map, a random index each time. */
+		KUNIT_EXPECT_GE(test, indices, KEYS_NO_RECUR - (u32)refused);
+		/* 1 in 256 draws lands on a remembered index, once it fills. */
+		KUNIT_EXPECT_GT(test, refused, 0);
+		return;
+	}
 	/* At least a device MR per 256 maps: the key byte's values. */
 	KUNIT_EXPECT_GE(test, indices, KEYS_NO_RECUR / 256);
+	KUNIT_EXPECT_EQ(test, refused, 0);
 }
 
 /*

@@ -5,7 +5,9 @@
  *
  * The fake device (fake_dev.c) records what the core asked of it.  Each
  * case checks the answer, the WR chain the core built, the page list it
- * handed the device, and that every device MR it allocated was freed.
+ * handed the device, the direction of the DMA mapping it made (seen
+ * through its tracepoints: the device uses virtual DMA) and that every
+ * device MR it allocated and every DMA mapping it made was released.
  */
 #include <linux/gfp.h>
 #include <linux/scatterlist.h>
@@ -63,6 +65,10 @@ static void map_case_mapped(struct kunit *test, const struct map_param *param,
 
 	KUNIT_EXPECT_EQ(test, fd->map_calls, 1u);
 	KUNIT_EXPECT_EQ(test, fd->last_map_nents, (int)row->nents);
+	/* The memory was DMA-mapped once, for what the device does to it. */
+	KUNIT_EXPECT_EQ(test, fd->dma_maps, 1u);
+	KUNIT_EXPECT_EQ_MSG(test, fd->dma_last_dir, mrcore_map_case_dir(row->ops),
+			    "DMA direction of the mapping (0 bidirectional, 1 to the device, 2 from it)");
 	KUNIT_EXPECT_EQ(test, fmr->npages, row->expect_pages);
 	KUNIT_EXPECT_EQ(test, fmr->pages[0], first & PAGE_MASK);
 	KUNIT_EXPECT_EQ(test, rdma_mr_length(mr), (u64)row->expect_length);
@@ -94,6 +100,8 @@ static void map_case_mapped(struct kunit *test, const struct map_param *param,
 		KUNIT_EXPECT_EQ(test, inv->ex.invalidate_rkey, key);
 	}
 	KUNIT_EXPECT_EQ(test, rdma_unmap_mr(mr), 0);
+	KUNIT_EXPECT_EQ(test, fd->dma_unmaps, 1u);
+	KUNIT_EXPECT_EQ(test, fd->dma_unmap_mismatch, 0u);
 }
 
 static void map_case_test(struct kunit *test)
@@ -139,6 +147,9 @@ static void map_case_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, fd->map_calls, 0u);
 		KUNIT_EXPECT_PTR_EQ(test, chain, &caller);
 		KUNIT_EXPECT_EQ(test, rdma_mr_length(mr), 0ull);
+		/* What it DMA-mapped before finding the gap, it released. */
+		KUNIT_EXPECT_EQ(test, fd->dma_unmaps, fd->dma_maps);
+		KUNIT_EXPECT_EQ(test, fd->dma_unmap_mismatch, 0u);
 	} else {
 		map_case_mapped(test, param, fd, mr, arena, chain, &caller,
 				key, iova);

@@ -67,6 +67,8 @@ struct mrcore_device;
  * @key_uses: mappings made on the current device MR (@ibmr or
  *	@backend_priv); the core replaces the device MR before the key byte
  *	would come round again (%MRCORE_KEY_USES).
+ * @dev_keyed: the current device MR has handed out a key, so its index is
+ *	remembered when it is deregistered (core/mrindex.c); not for backends.
  * @cqe: completion entry of the signaled WRs the core builds, or %NULL.
  * @reg_wr: registration WR storage for backends that post one.
  * @inv_wr: invalidation WR storage for backends that post one.
@@ -100,6 +102,7 @@ struct rdma_mr {
 	u64 length;
 	u32 npages;
 	u32 key_uses;
+	bool dev_keyed;
 
 	struct ib_cqe *cqe;
 	struct ib_reg_wr reg_wr;

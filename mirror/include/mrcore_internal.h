@@ -81,6 +81,8 @@ void kfree(const void *p);
 #define kmalloc(size, gfp)	mirror_kmalloc(size)
 #define kcalloc(n, size, gfp)	mirror_kzalloc((n) * (size))
 #define kmalloc_array(n, size, gfp)	mirror_kmalloc((n) * (size))
+#define kvzalloc(size, gfp)	mirror_kzalloc(size)
+#define kvfree(p)		kfree(p)
 
 /* Warnings: counted, so tests can expect one and teardown can refuse one. */
 void mirror_warn(const char *cond, const char *file, int line);
@@ -102,6 +104,11 @@ void mirror_warn(const char *cond, const char *file, int line);
 /* Fails to compile when @cond holds, as the kernel's. */
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 #define is_power_of_2(n)	((n) != 0 && (((n) & ((n) - 1)) == 0))
+#define BIT(n)			(1UL << (n))
+#define ilog2(n)		(31 - __builtin_clz((unsigned int)(n)))
+/* linux/hash.h's multiplicative hash, the same bits on both sides. */
+#define GOLDEN_RATIO_32		0x61C88647
+#define hash_32(val, bits)	((u32)((u32)(val) * GOLDEN_RATIO_32) >> (32 - (bits)))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define DIV_ROUND_UP_ULL(n, d)	DIV_ROUND_UP((unsigned long long)(n), (d))
@@ -723,9 +730,18 @@ void mirror_printk(const char *level, const struct ib_device *dev,
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
+/* Tracepoints: the kernel's are in core/mrcore_trace.h; here, nothing. */
+static inline void trace_mrcore_dma_map(const struct ib_device *dev,
+					const struct scatterlist *sg,
+					u32 nents, enum dma_data_direction dir,
+					int mapped) { }
+static inline void trace_mrcore_dma_unmap(const struct ib_device *dev,
+					  const struct scatterlist *sg,
+					  u32 nents,
+					  enum dma_data_direction dir) { }
+
 #include "mrcore_priv.h"
 
-/* Tracepoints: the kernel's are in core/mrcore_trace.h; here, nothing. */
 static inline void trace_mrcore_map(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_unmap(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_local(const struct rdma_mr *mr) { }

@@ -70,9 +70,29 @@ Hca::~Hca()
 	}
 }
 
+// A new MR's index as the drivers draw it, skipping those in use as
+// xa_alloc_cyclic() does: rxe (rxe_pool.c) from the one after the last it
+// gave, over [1, 2^19]; siw (siw_mem.c) from a random point of
+// [0, 2^24 - 1], over [1, 2^24 - 1].
+u32 Hca::draw_index()
+{
+	const bool random = profile_.random_mr_index;
+	const u32 max = random ? 0xffffff : 1u << 19;
+	u32 index = random ? static_cast<u32>(rng_() & max) : next_index_;
+
+	for (;; index++) {
+		if (index < 1 || index > max)
+			index = 1;
+		if (!mrs_.contains(index))
+			break;
+	}
+	next_index_ = index + 1;
+	return index;
+}
+
 Mr &Hca::new_mr(ib_pd *pd, MrKind kind)
 {
-	u32 index = next_index_++;
+	u32 index = draw_index();
 	Mr &mr = mrs_.try_emplace(index).first->second;
 
 	mr.hca = this;
@@ -120,8 +140,10 @@ Mr &Hca::alloc_mr(ib_pd *pd, u32 max_num_sg)
 
 	mr.max_num_sg = max_num_sg;
 	mr.ibmr.type = IB_MR_TYPE_MEM_REG;
-	// The key byte starts at an arbitrary value, as on real devices.
-	mr.ibmr.lkey = mr.index << 8 | ((mr.index * 37) & 0xff);
+	// The key byte starts at 0 on siw, elsewhere at an arbitrary value
+	// (rxe: a random one).
+	mr.ibmr.lkey = mr.index << 8 |
+		       (profile_.random_mr_index ? 0 : (mr.index * 37) & 0xff);
 	mr.ibmr.rkey = mr.ibmr.lkey;
 	counters().mrs_live++;
 	return mr;

@@ -24,6 +24,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "mrcore_internal.h"
@@ -168,6 +169,7 @@ public:
 
 private:
 	Mr &new_mr(ib_pd *pd, MrKind kind);
+	u32 draw_index();
 
 	Profile profile_;
 	ib_device dev_{};
@@ -177,6 +179,8 @@ private:
 	// as the core holds its ib_mr.
 	std::map<u32, Mr> mrs_;
 	u32 next_index_ = 1;
+	// siw's random starting points, the same in every run.
+	std::mt19937 rng_{0x5eed};
 };
 
 // The simulated objects behind the kernel's: each kernel object's sim

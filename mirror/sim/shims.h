@@ -40,6 +40,9 @@ bool page_mapped(u64 page);
 // tracking.
 bool page_dma_allows(u64 page, bool device_writes);
 
+// The direction of the live mapping of the list @sg, or -1 if none.
+int dma_dir_of(const scatterlist *sg);
+
 } // namespace sim
 
 #endif // MRCORE_MIRROR_SIM_SHIMS_H

@@ -473,6 +473,68 @@ TEST_F(KeyRecurrenceTest, PoolOf4For70000Ios)
 	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
 }
 
+// siw draws a new MR's index at random among 2^24 with the key byte at 0,
+// and the core replaces an lkey MR's device MR at every unmap there: without
+// the device's memory of the indices it gave back (core/mrindex.c), about
+// 146 of 70,000 keys come back, the nearest a few dozen maps apart.
+TEST_F(KeyRecurrenceTest, SiwLkeyMapped70000Times)
+{
+	SetUpNodes(sim::kSiw);
+	Buffer buf(1);
+	Sg sg;
+	sg.add(buf, 0, 0, PAGE_SIZE);
+	rdma_mr *mr = rdma_create_mr(local_.pd, 1, RDMA_MR_ROLE_LKEY);
+	ASSERT_FALSE(IS_ERR(mr));
+	for (int i = 0; i < 70000; i++) {
+		ib_send_wr *chain = nullptr;
+		u32 lkey;
+
+		ASSERT_EQ(rdma_map_sg_lkey(&lkey, mr, sg.get(), sg.n(),
+					   RDMA_MR_LOCAL_SEND_SRC, &chain), 0)
+			<< "map " << i;
+		Post(local_.qp, chain);
+		ASSERT_FALSE(sim::qp_in_error(local_.qp)) << "map " << i;
+		ASSERT_EQ(rdma_unmap_mr(mr), 0) << "map " << i;
+		Use(lkey);
+	}
+	rdma_destroy_mr(mr);
+	u64 refused = 0;
+	ASSERT_EQ(rdma_mrcore_device_counter(local_.hca->dev(), "mr_index_refused",
+					     &refused), 0);
+	Report("siw, one lkey MR, 70000 maps");
+	std::cout << "[ keys     ] new device MRs refused for a recent index: "
+		  << refused << "\n";
+	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
+	// 70,000 random draws among 2^24 land on one of the last 65,536 given
+	// back about 1 time in 256: the memory was asked, and said no.
+	EXPECT_GT(refused, 0u);
+}
+
+// The same on siw through a pool of one MR: an iWARP READ's sink is
+// registered for every I/O, and its device MR replaced every 256.
+TEST_F(KeyRecurrenceTest, SiwPoolOf1For70000Reads)
+{
+	SetUpIo(sim::kSiw, 1, 1);
+	ASSERT_EQ(rdma_io_pool_size(pool_), 1u);
+	ExposeRemote(PAGE_SIZE);
+	for (int i = 0; i < 70000; i++) {
+		rdma_io_ctx ctx;
+		Sg sg;
+
+		sg.add(arena_, 0, 0, 64);
+		ASSERT_GT(rdma_io_ctx_init(&ctx, pool_, sg.get(), sg.n(), 0,
+					   remote_.addr(0), rkey(),
+					   DMA_FROM_DEVICE), 0) << "I/O " << i;
+		ASSERT_EQ(ctx.nr_mrs, 1u) << "I/O " << i;
+		Use(ctx.mrs[0]->key);
+		ib_wc wc = Wc(RunIo(&ctx));
+		ASSERT_EQ(wc.status, IB_WC_SUCCESS) << "I/O " << i;
+		rdma_io_ctx_destroy(&ctx, &wc);
+	}
+	Report("siw, pool of 1, 70000 READs");
+	EXPECT_TRUE(min_ == 0 || min_ >= 65536) << "a key came back after " << min_;
+}
+
 // A peer kept the key of map 0; after 256 more maps the MR exposes new
 // data.  The old key must not read it.
 TEST_F(KeyRecurrenceTest, StaleKeyReadAtMap256Fails)

@@ -2,6 +2,7 @@
 //
 // Every row of tests/cases/map_cases.h on every device profile.
 #include "fixture.h"
+#include "shims.h"
 
 #include "cases/map_cases.h"
 
@@ -146,6 +147,9 @@ TEST_P(MapCaseTest, AnswersAsTheTableSays)
 
 	EXPECT_EQ(mr->npages, row.expect_pages);
 	EXPECT_EQ(rdma_mr_length(mr), row.expect_length);
+	// Mapped for what the device does to the memory (the table's rule).
+	EXPECT_EQ(sim::dma_dir_of(list), mrcore_map_case_dir(row.ops))
+		<< "DMA direction (0 bidirectional, 1 to the device, 2 from it)";
 	ASSERT_NE(chain, &caller);
 	EXPECT_EQ(chain->opcode, IB_WR_REG_MR);
 	EXPECT_EQ(chain->next, &caller);

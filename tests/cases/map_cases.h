@@ -42,6 +42,25 @@ struct mrcore_map_case {
 #define R_RW		(RDMA_MR_REMOTE_READ | RDMA_MR_REMOTE_WRITE)
 #define PG		4096u
 
+/*
+ * The DMA direction a mapping of @ops must be made with, written from what
+ * the device does with the memory, apart from the core's own rule: it
+ * reads a SEND or WRITE source and what the peer READs, it writes a RECV
+ * or READ sink and what the peer WRITEs.
+ */
+static inline enum dma_data_direction mrcore_map_case_dir(unsigned int ops)
+{
+	bool dev_reads = ops & (RDMA_MR_LOCAL_SEND_SRC |
+				RDMA_MR_LOCAL_WRITE_SRC | RDMA_MR_REMOTE_READ);
+	bool dev_writes = ops & (RDMA_MR_LOCAL_RECV_SINK |
+				 RDMA_MR_LOCAL_READ_SINK |
+				 RDMA_MR_REMOTE_WRITE);
+
+	if (dev_reads && dev_writes)
+		return DMA_BIDIRECTIONAL;
+	return dev_writes ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
 static const struct mrcore_map_case mrcore_map_cases[] = {
 	/* Shapes that map. */
 	{ "lkey one byte", L_ROLE, false, L_SRC, 8, 1, false, false, 0, 1, 1,

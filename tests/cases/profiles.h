@@ -56,6 +56,10 @@ enum mrcore_profile {
  *	(siw_qp_tx.c: siw_check_sgl_tx(pd, wqe, 0)): any valid key of the PD
  *	reads, the PD's DMA lkey included; validity, PD and bounds are still
  *	checked.
+ * @random_mr_index: simulated HCA: a new MR's index is the first free one
+ *	from a random start among 2^24, its key byte 0 (siw 6.12, siw_mem.c);
+ *	else the next free one after the last given, cyclically over 2^19,
+ *	as rxe's pool allocates.
  */
 struct mrcore_profile_limits {
 	const char *name;
@@ -69,6 +73,7 @@ struct mrcore_profile_limits {
 	bool dma_lkey_read_sink;
 	bool merges_pages;
 	bool checks_remote_read_access;
+	bool random_mr_index;
 };
 
 #ifdef __cplusplus
@@ -133,6 +138,7 @@ const struct mrcore_profile_limits mrcore_profiles[MRCORE_PROFILE_COUNT] = {
 		.driver_id = RDMA_DRIVER_SIW,
 		.dma_lkey_read_sink = true,
 		.merges_pages = true,
+		.random_mr_index = true,
 	},
 	[MRCORE_PROFILE_NOFASTREG] = {
 		.name = "nofastreg",

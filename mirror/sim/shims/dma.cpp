@@ -56,6 +56,13 @@ bool dev_writes(dma_data_direction dir)
 
 } // namespace
 
+int sim::dma_dir_of(const scatterlist *sg)
+{
+	auto it = dma_maps().find(sg);
+
+	return it == dma_maps().end() ? -1 : it->second.dir;
+}
+
 void sim::set_dma_page_tracking(bool on)
 {
 	page_tracking = on;
