@@ -20,7 +20,7 @@
  * MODULE_IMPORT_NS(RDMA_MRCORE) on every kernel.
  *
  * RDMA_MRCORE: every export of rdma_mrcore.ko and of the ULP adapters.
- * MRCORE_HARNESS: the test harness's exports (kunit/mrcore_harness.h).
+ * MRCORE_HARNESS: the test harness's exports (kunit/harness/mrcore_harness.h).
  */
 #ifndef MRCORE_HAVE_NS_TOKEN
 #define RDMA_MRCORE "RDMA_MRCORE"

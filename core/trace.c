@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The tracepoints' one instantiation.  Exported only with the test hooks,
- * for tests that register probes on them (kunit/trace_kunit.c): tracefs,
+ * for tests that register probes on them (kunit/suites/trace_kunit.c): tracefs,
  * perf and BPF need no export, and the kernel's tracepoint exports have no
  * namespace form, while every export of the production module is in
  * RDMA_MRCORE.

@@ -61,7 +61,8 @@ KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (.*)$')
 
 def expected_suites(top):
     names = set()
-    for path in glob.glob(os.path.join(top, 'kunit', '*.c')):
+    for path in glob.glob(os.path.join(top, 'kunit', '**', '*.c'),
+                          recursive=True):
         with open(path, encoding='utf-8', errors='replace') as f:
             text = f.read()
         for m in re.finditer(r'struct\s+kunit_suite\s+\w+\s*=\s*\{(.*?)\};',
@@ -454,7 +455,7 @@ def console_table(console, tag, errors):
     return header, rows, found
 
 
-# The rows of the demo's two-host part (kunit/demo_2host.c): transport and
+# The rows of the demo's two-host part (kunit/two-host/demo_2host.c): transport and
 # operation.
 DEMO_2HOST_ROWS = [(k, '%s %s' % (api, op)) for k in ('RoCEv2', 'iWARP')
                    for api in ('map', 'helper') for op in ('READ', 'WRITE')]

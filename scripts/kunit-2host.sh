@@ -8,7 +8,7 @@
 #
 #   peer       (guest 2, 203.0.113.2) loads mrcore_2host_peer.ko, which
 #              accepts rdma_cm connections on rxe0 and siw0 and serves the
-#              initiator's requests (kunit/peer_2host.h), until told to stop;
+#              initiator's requests (kunit/two-host/peer_2host.h), until told to stop;
 #   initiator  (guest 1, 203.0.113.1) loads mrcore_2host.ko, whose *_2host
 #              suites run against the peer, while tcpdump counts the RDMA
 #              packets on eth0 and on lo.

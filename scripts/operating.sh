@@ -5,7 +5,7 @@
 # (Documentation/operating/*.txt) from one run of the test guest.
 #
 #   1. builds what is stale, as make kunit does (the test kernel, the test
-#      build of the modules with kunit/operate.c, the package as installed
+#      build of the modules with kunit/demo/operate.c, the package as installed
 #      with scripts/install-check.sh --guest, the initramfs);
 #   2. boots the guest in operate mode (scripts/guest-init.sh): the
 #      installed rdma_mrcore.ko's debugfs files and tracepoints, then each

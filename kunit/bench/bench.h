@@ -20,7 +20,7 @@
 #include <rdma/mrcore.h>
 #include <rdma/rw.h>
 
-#include "../mrcore_harness.h"
+#include "mrcore_harness.h"
 
 #define BENCH_MAX_QD		64
 #define BENCH_WAKE_DIV		4	/* wake the loop per qd / 4 completions */

@@ -4,7 +4,7 @@
  * operation, and the error the caller must get.  After each, nothing may be
  * left behind and the same operation must work again.  Run by the mirror
  * (mirror/tests/fault_test.cpp, with data moved) and by the KUnit suite
- * mrcore_faults (kunit/fault_kunit.c, on fake devices).
+ * mrcore_faults (kunit/suites/fault_kunit.c, on fake devices).
  */
 #ifndef _MRCORE_FAULT_CASES_H
 #define _MRCORE_FAULT_CASES_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The map API's case table: one row per (SG shape, role, ops) and what the
- * core must answer.  The KUnit fake-device suite (kunit/map_kunit.c) and the
+ * core must answer.  The KUnit fake-device suite (kunit/suites/map_kunit.c) and the
  * userspace mirror (mirror/tests/map_cases_test.cpp) both run every row.
  *
  * An SG entry is (page, offset, length) inside a test arena of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Device profiles: the one table of what each test device can do.  KUnit's
- * fake devices (kunit/fake_dev.c) and the userspace mirror's simulated HCA
+ * fake devices (kunit/harness/fake_dev.c) and the userspace mirror's simulated HCA
  * (mirror/sim/, as sim::kRoce, sim::kIwarp, ...) are both built from it,
  * and the case tables name profiles by enum mrcore_profile.  A new profile
  * is an enum value and a row of mrcore_profiles below.
@@ -100,7 +100,7 @@ mrcore_profile_mr_pages(const struct mrcore_profile_limits *p)
 
 /*
  * The table itself, in the one file of each layer that defines
- * MRCORE_PROFILES_DEFINE first (kunit/fake_dev.c, mirror/sim/profiles.c).
+ * MRCORE_PROFILES_DEFINE first (kunit/harness/fake_dev.c, mirror/sim/profiles.c).
  */
 #ifdef MRCORE_PROFILES_DEFINE
 const struct mrcore_profile_limits mrcore_profiles[MRCORE_PROFILE_COUNT] = {

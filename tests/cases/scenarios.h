@@ -5,7 +5,7 @@
  * WRs and MRs the I/O takes on a fresh pool.  The mirror
  * (mirror/tests/scenario_test.cpp) runs every row with data moved and
  * verified by the simulated HCA; the KUnit suite mrcore_scenarios
- * (kunit/scenarios_kunit.c) runs every row on fake devices of the same
+ * (kunit/suites/scenarios_kunit.c) runs every row on fake devices of the same
  * profiles.
  *
  * Why each row expects what it does follows from rdma_io_cost() with the

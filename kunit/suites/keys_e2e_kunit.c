@@ -85,6 +85,96 @@ static void keys_setup(struct kunit *test, struct io_fixture *f,
 }
 
 /*
+ * While the keys of a pool I/O on siw live (its registrations ran, the
+ * rest not yet), the attacker is served what they give it: through an
+ * iWARP READ sink (@read) a WRITE, which lands at the start of @l's
+ * memory (one MR), and through any key a READ (siw answers a READ through
+ * any live key, core/quirks.c).  On rxe a pool key grants the peer
+ * nothing: there is nothing to serve, and keys_expect_dead() says that
+ * its refusal checks the rights.
+ */
+static void keys_expect_served_siw(struct kunit *test,
+				   struct mrcore_e2e_pair *pair,
+				   const struct keys_named *k, unsigned int n,
+				   struct io_local *l, bool read)
+{
+	unsigned int i;
+
+	if (!io_on_iwarp(test))
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, n, 1u, "one sink or source MR");
+	for (i = 0; i < n; i++) {
+		if (read)
+			keys_expect_served_op(test, pair, &k[i],
+					      IB_WR_RDMA_WRITE, &l->buf, 0);
+		keys_expect_served_op(test, pair, &k[i], IB_WR_RDMA_READ,
+				      &l->buf, 0);
+	}
+}
+
+/*
+ * Run @ctx as io_run() does, but post its chain in two parts: its leading
+ * registrations first (the last of them signaled, so that their keys are
+ * known to be valid), then the rest.  Between the two the attacker that
+ * keys_expect_dead() sends after the destroy makes, on the same kind of
+ * connection and with the same op, key and length, the access each key
+ * serves while it lives: the positive control without which a refusal
+ * could be an attacker that never reached the key.  What a key serves on
+ * siw: an iWARP READ sink grants REMOTE_WRITE, and siw answers a READ
+ * through any live key (core/quirks.c), a WRITE source's included.  On rxe
+ * a pool key grants the peer nothing, so there is nothing to serve: the
+ * refusal checks the rights (keys_expect_dead() says so).
+ */
+static int keys_run_controlled(struct kunit *test,
+			       struct mrcore_e2e_pair *pair,
+			       struct io_local *l, struct rdma_io_ctx *ctx,
+			       const struct keys_named *k, unsigned int n,
+			       bool read)
+{
+	struct mrcore_e2e_side *side = &pair->active;
+	struct ib_send_wr *chain, *reg, *rest;
+	const struct ib_send_wr *bad = NULL;
+	struct mrcore_e2e_wait reg_w, w;
+	struct ib_cqe *cqe;
+	int flags, st;
+
+	if (!io_on_iwarp(test))
+		return io_run(test, side, ctx);
+	mrcore_e2e_wait_init(&w);
+	chain = rdma_io_ctx_wrs(ctx, &w.cqe, NULL);
+	if (chain->opcode != IB_WR_REG_MR || !chain->next) {
+		KUNIT_FAIL(test, "a pool I/O on siw registers first: opcode %d",
+			   chain->opcode);
+		return mrcore_e2e_io_finish(side, ctx, rdma_io_ctx_destroy,
+					    ib_post_send(side->qp, chain, &bad),
+					    &w, IO_TIMEOUT_MS);
+	}
+	reg = chain;
+	while (reg->next->next && reg->next->opcode == IB_WR_REG_MR)
+		reg = reg->next;
+	rest = reg->next;
+	reg->next = NULL;
+	flags = reg->send_flags;
+	cqe = reg->wr_cqe;
+	reg->send_flags |= IB_SEND_SIGNALED;
+	mrcore_e2e_wait_init(&reg_w);
+	reg->wr_cqe = &reg_w.cqe;
+	st = mrcore_e2e_post(side, chain, &reg_w, IO_TIMEOUT_MS);
+	reg->send_flags = flags;
+	reg->wr_cqe = cqe;
+	reg->next = rest;
+	if (st) {
+		KUNIT_FAIL(test, "the I/O's registrations: %d", st);
+		return mrcore_e2e_io_finish(side, ctx, rdma_io_ctx_destroy,
+					    -EIO, &w, IO_TIMEOUT_MS);
+	}
+	keys_expect_served_siw(test, pair, k, n, l, read);
+	return mrcore_e2e_io_finish(side, ctx, rdma_io_ctx_destroy,
+				    ib_post_send(side->qp, rest, &bad), &w,
+				    IO_TIMEOUT_MS);
+}
+
+/*
  * @bad_rkey: the peer's key is wrong, the I/O fails; @post: else destroyed
  * unposted.
  */
@@ -105,7 +195,7 @@ static void keys_io_shape_case(struct kunit *test, enum mrcore_shape shape,
 					read), 0);
 	n = keys_of(&ctx, k);
 	if (post) {
-		st = io_run(test, &f.pair->active, &ctx);
+		st = keys_run_controlled(test, f.pair, f.l, &ctx, k, n, read);
 		/*
 		 * An iWARP WRITE completes once sent, never acknowledged: the
 		 * peer's refusal is the TERMINATE that breaks the connection,
@@ -243,6 +333,7 @@ static void keys_partial_post_fault(struct kunit *test)
 			0);
 	KUNIT_ASSERT_EQ_MSG(test, io_run(test, &f.pair->active, &mark_ctx),
 			    IB_WC_SUCCESS, "the READ behind the registration");
+	keys_expect_served_siw(test, f.pair, k, n, f.l, true);
 	ib_drain_qp(f.pair->active.qp);
 	rdma_io_ctx_destroy(&ctx, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps,
@@ -345,6 +436,9 @@ static void keys_remote_inv_case(struct kunit *test, bool wrong)
 	for (i = 0; i < 2; i++) {
 		l[i] = io_local_create(test, &mrcore_shapes[SHAPE_1_PAGE]);
 		mr[i] = keys_rkey_mr(test, pair, l[i], &k[i]);
+		/* The control: what the key grants, served while it lives. */
+		keys_expect_served_op(test, pair, &k[i], IB_WR_RDMA_WRITE,
+				      &l[i]->buf, 0);
 	}
 	init_completion(&r.done);
 	r.cqe.done = keys_recv_done;
@@ -437,7 +531,8 @@ static void keys_pool_destroy(struct kunit *test)
 		return;
 	}
 	n = keys_of(&ctx, k);
-	KUNIT_EXPECT_EQ(test, io_run(test, &pair->active, &ctx), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, keys_run_controlled(test, pair, l, &ctx, k, n,
+						  false), IB_WC_SUCCESS);
 	rdma_io_pool_destroy(pool);
 	keys_expect_dead(test, pair, k, n, &l->buf,
 			 "memory of a WRITE after its pool's destroy");
@@ -566,6 +661,8 @@ static void keys_partial_post(struct kunit *test, bool read)
 	st = mrcore_e2e_wait_done(&pair->active, &w[0], IO_TIMEOUT_MS);
 	KUNIT_EXPECT_EQ_MSG(test, st, IB_WC_SUCCESS,
 			    "the registration taken did not run");
+	if (!st)
+		keys_expect_served_siw(test, pair, k, n, l, read);
 	if (!ret)
 		mrcore_e2e_wait_done(&pair->active, &w[1], IO_TIMEOUT_MS);
 	ib_drain_sq(pair->active.qp);

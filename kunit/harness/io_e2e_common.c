@@ -120,7 +120,7 @@ struct io_local *io_local_create(struct kunit *test,
 }
 
 /*
- * @l's entries as a chained list (kunit/sg_chain.h), for the I/Os from now
+ * @l's entries as a chained list (kunit/harness/sg_chain.h), for the I/Os from now
  * on; its memory and its flat list stay as they are.
  */
 void io_local_chain(struct kunit *test, struct io_local *l)
