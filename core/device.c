@@ -351,18 +351,13 @@ static int mrcore_client_add(struct ib_device *ibdev)
 	if (!mdev)
 		return -ENOMEM;
 	mdev->stats = alloc_percpu(struct mrcore_device_stats);
-	if (!mdev->stats) {
-		kfree(mdev);
-		return -ENOMEM;
-	}
+	if (!mdev->stats)
+		goto free_mdev;
 	kref_init(&mdev->ref);
 	spin_lock_init(&mdev->lock);
 	mdev->ibdev = ibdev;
-	if (mrcore_mrindex_create(mdev)) {
-		free_percpu(mdev->stats);
-		kfree(mdev);
-		return -ENOMEM;
-	}
+	if (mrcore_mrindex_create(mdev))
+		goto free_stats;
 	atomic_inc(&mrcore_devices_live);
 
 	/* debugfs is optional: a device without its files still counts. */
@@ -375,6 +370,12 @@ static int mrcore_client_add(struct ib_device *ibdev)
 	ib_set_client_data(ibdev, &mrcore_client, mdev);
 	spin_unlock_irqrestore(&mrcore_devices_lock, flags);
 	return 0;
+
+free_stats:
+	free_percpu(mdev->stats);
+free_mdev:
+	kfree(mdev);
+	return -ENOMEM;
 }
 
 static void mrcore_client_remove(struct ib_device *ibdev, void *data)
