@@ -22,6 +22,8 @@ pkgs=(
 	# make nvmeof: the guest runs Debian's own nvme-cli and fio, unmodified,
 	# from the host's root shared read-only (scripts/lib/rootfs-guest.sh)
 	nvme-cli fio util-linux bash
+	# make nfsrdma: the kernel NFS server's and client's userland, likewise
+	nfs-kernel-server nfs-common rpcbind
 	# make kunit-2host: the capture of the wire between the guests
 	tcpdump
 	# packaging

@@ -18,6 +18,9 @@
 # the lines it adds and removes.
 #
 # Environment: MRCORE_KERNEL_FLAVOUR as scripts/test-kernel.sh;
+# MRCORE_ULP_ROOT reads the ports from another directory than ulp-ports/
+# (a patch being written); MRCORE_ULP_KDIR builds against another kernel
+# tree (Debian's headers: a compile check while the test kernel builds);
 # MRCORE_ULP_MUTANT="NAME..." applies ulp-ports/<port>/mutants/NAME.patch,
 # planted bugs, on top of the port's patches (use another OUTDIR).
 set -euo pipefail
@@ -35,13 +38,18 @@ symvers=$(cd "$(dirname "$symvers")" && pwd)/$(basename "$symvers")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-kdir=$("$TOP/scripts/test-kernel.sh" --print-dir)
 ksrc=$("$TOP/scripts/test-kernel.sh" --print-src)
-[ -f "$kdir/.mrcore-key" ] || die "the test kernel is not built ($kdir)"
+if [ -n "${MRCORE_ULP_KDIR:-}" ]; then
+	kdir=$MRCORE_ULP_KDIR
+else
+	kdir=$("$TOP/scripts/test-kernel.sh" --print-dir)
+	[ -f "$kdir/.mrcore-key" ] || die "the test kernel is not built ($kdir)"
+fi
 
+ROOT=${MRCORE_ULP_ROOT:-$TOP/ulp-ports}
 ports=("$@")
 if [ ${#ports[@]} -eq 0 ]; then
-	for d in "$TOP"/ulp-ports/*/; do
+	for d in "$ROOT"/*/; do
 		[ -f "$d/files" ] && ports+=("$(basename "$d")")
 	done
 fi
@@ -54,7 +62,7 @@ put() {
 }
 
 for port in "${ports[@]}"; do
-	pdir=$TOP/ulp-ports/$port
+	pdir=$ROOT/$port
 	dst=$out/$port
 	[ -f "$pdir/files" ] || die "no ulp-ports/$port/files"
 	# The patches apply to a staging tree laid out as the kernel source.
