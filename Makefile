@@ -26,6 +26,9 @@
 #                             Debian's nvme-cli and fio in a guest on rxe and siw
 #   make nvmeof-ab            fio IOPS, stock against converted NVMe/RDMA ends,
 #                             with an A/A pair, on the bench kernel (icount)
+#   make nfsrdma              real NFS over RDMA: rpcrdma (client and server),
+#                             stock and converted (ulp-ports/nfs/), the kernel
+#                             NFS server and client with Debian's nfs-utils
 #   make test-kernel          build (or reuse) the cached test kernel
 
 SHELL := /bin/bash
@@ -45,7 +48,7 @@ endif
 .PHONY: all modules clean check mirror kunit kunit-2host test-kernel demo bench \
 	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
 	bench-vs-rw mutants install install-dev install-dkms kcsan operating \
-	nvmeof nvmeof-ab
+	nvmeof nvmeof-ab nfsrdma
 
 all: modules
 
@@ -131,6 +134,9 @@ nvmeof:
 
 nvmeof-ab:
 	@scripts/nvmeof.sh --ab
+
+nfsrdma:
+	@scripts/nfsrdma.sh
 
 operating:
 	@scripts/operating.sh

@@ -24,148 +24,16 @@
 # output and this script's log (also on the console) are kept beside it.
 # scripts/nvmeof-report.py judges them with the console.
 
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-R=/mrcore-out
 # shellcheck source=/dev/null
-. $R/config.sh
+. /mrcore-out/config.sh
+ULP_TAG=nvmeof-guest
+# shellcheck source=scripts/lib/ulp-guest.sh
+. "$(dirname "$0")/lib/ulp-guest.sh"
 
 NQN=nqn.2026-12.org.rdma-mrcore:nvmeof
 PORT=4420
 CFG=/sys/kernel/config/nvmet
 
-log() {
-	echo "nvmeof-guest: $*"
-	echo "$*" >>$R/guest.log
-}
-# emit JSON: one result line, from key=value words (numbers stay numbers).
-emit() {
-	python3 - "$@" >>$R/results.jsonl <<'EOF'
-import json, sys
-d = {}
-for kv in sys.argv[1:]:
-    k, v = kv.split('=', 1)
-    try:
-        d[k] = int(v)
-    except ValueError:
-        d[k] = v
-print(json.dumps(d))
-EOF
-}
-error() {
-	log "ERROR: $*"
-	emit kind=error what="$*"
-}
-finish() {
-	log "powering off"
-	emit kind=done
-	sync
-	echo o >/proc/sysrq-trigger
-	sleep 30
-}
-
-mounts() {
-	# /tmp of its own, out of the host's sight; but a tree under test
-	# that lives in the host's /tmp (a clone there) must stay visible:
-	# the overlay's /tmp is writable anyway, its upper a tmpfs.
-	case "$MODROOT" in
-	/tmp/*) log "the tree is under /tmp: the guest keeps the overlay's /tmp" ;;
-	*) mount -t tmpfs -o mode=1777 tmpfs /tmp ;;
-	esac
-	mount -t tmpfs -o mode=0755 tmpfs /run
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	mount -t configfs configfs /sys/kernel/config
-	# The test kernel's modules, as modules_install left them, in place
-	# of the host's: modprobe finds nvme-fabrics, nvmet and brd.
-	mount --bind "$MODROOT/lib/modules" /lib/modules
-	# nvme-cli reads the host's NQN and ID from here.
-	mkdir -p /etc/nvme
-	nvme gen-hostnqn >/etc/nvme/hostnqn
-	cat /proc/sys/kernel/random/uuid >/etc/nvme/hostid
-}
-
-# One veth pair per device kind, an RDMA device on each end (as the KUnit
-# guest does): rdma_cm needs an address on a netdev with a MAC.
-setup_pair() { # kind netdev0 netdev1 addr0 addr1
-	ip link add "$2" type veth peer name "$3" &&
-		ip addr add "$4/24" dev "$2" && ip addr add "$5/24" dev "$3" &&
-		ip link set "$2" up && ip link set "$3" up &&
-		rdma link add "${1}0" type "$1" netdev "$2" &&
-		rdma link add "${1}1" type "$1" netdev "$3"
-}
-# Two guests (TOPOLOGY=two), as make kunit-2host joins them: the wire is
-# eth0, a virtio-net NIC whose other end is the other guest's; rxe0 on eth0
-# (203.0.113.N/24); siw0 on vsiw0, a veth end carrying only 198.18.0.N/32,
-# its TCP routed to the other guest over eth0 (rdma_cm binds an address to
-# the first RDMA device of its netdev, so siw cannot share eth0 with rxe).
-# The host is guest 1, the target guest 2.
-setup_wire() { # self peer
-	ip link set eth0 up && ip addr add "203.0.113.$1/24" dev eth0 &&
-		ip link add vsiw0 type veth peer name vsiw1 &&
-		ip addr add "198.18.0.$1/32" dev vsiw0 &&
-		ip link set vsiw0 up && ip link set vsiw1 up &&
-		ip route add "198.18.0.$2/32" via "203.0.113.$2" dev eth0 &&
-		ip neigh replace "198.18.0.$2" lladdr "02:00:00:00:00:0$2" \
-			dev vsiw0 nud permanent &&
-		rdma link add rxe0 type rxe netdev eth0 &&
-		rdma link add siw0 type siw netdev vsiw0
-}
-# One kernel: the target listens on the address of siw1 (rxe1) and the host
-# connects to it without binding a source, as make kunit's pairs do:
-# rdma_cm then takes that device for both ends (a source address on the
-# other end of the veth pair would route the local destination over lo,
-# where no RDMA device is, and the connect fails).
-addr_of() { # kind side(0 target, 1 host)
-	case "$TOPOLOGY$1$2" in
-	onesiw0) echo 192.0.2.2 ;;
-	onerxe0) echo 198.51.100.2 ;;
-	twosiw0) echo 198.18.0.2 ;;
-	twosiw1) echo 198.18.0.1 ;;
-	tworxe0) echo 203.0.113.2 ;;
-	tworxe1) echo 203.0.113.1 ;;
-	esac
-}
-
-# The two-guest control channel: the target guest serves one command per
-# TCP connection on port 7000 (this script again, as "ctl COMMAND..."),
-# answering with its exit status; "finish" ends the service.
-CTL_PORT=7000
-ctl_serve() {
-	python3 - "$0" $CTL_PORT <<'EOF'
-import socket, subprocess, sys
-script, port = sys.argv[1], int(sys.argv[2])
-srv = socket.create_server(('0.0.0.0', port), reuse_port=True)
-while True:
-    conn, _ = srv.accept()
-    with conn:
-        words = conn.makefile().readline().split()
-        if words == ['finish']:
-            conn.sendall(b'0\n')
-            break
-        rc = subprocess.call(['bash', script, 'ctl'] + words)
-        conn.sendall(b'%d\n' % rc)
-EOF
-}
-ctl() { # COMMAND...: run it in the target guest; its exit status
-	python3 - "$*" $CTL_PORT <<'EOF'
-import socket, sys, time
-for _ in range(300):
-    try:
-        s = socket.create_connection(('203.0.113.2', int(sys.argv[2])), 5)
-        break
-    except OSError:
-        time.sleep(1)
-else:
-    sys.exit(99)
-s.settimeout(None)
-s.sendall(sys.argv[1].encode() + b'\n')
-sys.exit(int(s.makefile().readline() or 98))
-EOF
-}
-
-load_mrcore() {
-	[ -e /sys/module/rdma_mrcore ] && return 0
-	insmod "$MRCORE_KO" || { error "insmod rdma_mrcore"; return 1; }
-}
 load_port() { # module
 	insmod "$PORTS/nvme/$1.ko" || { error "insmod $1"; return 1; }
 }
@@ -231,25 +99,6 @@ host_up() { # variant kind
 	[ -n "$NSDEV" ] || { error "no namespace after nvme connect"; return 1; }
 	log "connected: $NSDEV ($1 host, $2)"
 }
-# await PID SECONDS: the exit status of background job PID, polled each
-# second (a task in D state ignores timeout(1)'s signals); if it still
-# runs after SECONDS, its blocked tasks and every other go to the console
-# (SysRq w) and the status is 124.
-# await PID SECS [DIAG]: wait for PID at most SECS, running the command
-# DIAG every minute while it lasts; past SECS, SysRq w and status 124.
-await() {
-	local i
-	for i in $(seq 1 "$2"); do
-		kill -0 "$1" 2>/dev/null || break
-		[ -n "${3:-}" ] && [ $((i % 60)) = 0 ] && $3
-		sleep 1
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		echo w >/proc/sysrq-trigger
-		return 124
-	fi
-	wait "$1"
-}
 host_down() { # variant
 	[ -e "/sys/module/nvme_rdma_$1" ] || return 0
 	if [ -n "$NSDEV" ]; then
@@ -265,27 +114,6 @@ host_down() { # variant
 	fi
 	NSDEV=
 	rmmod "nvme_rdma_$1" || error "rmmod nvme_rdma_$1"
-}
-
-# counters_zero LABEL: every map of rdma_mrcore undone, every DMA mapping
-# unmapped, on every device: what the converted modules took, they gave
-# back.  Recorded whether or not rdma_mrcore is loaded.
-counters_zero() {
-	local d maps unmaps dmaps dunmaps bad=0 total=0
-	[ -d /sys/kernel/debug/rdma_mrcore/devices ] || return 0
-	for d in /sys/kernel/debug/rdma_mrcore/devices/*; do
-		maps=$(awk '$1 == "maps" { s += $2 } END { print s + 0 }' "$d/counters")
-		unmaps=$(awk '$1 == "unmaps" { s += $2 } END { print s + 0 }' "$d/counters")
-		dmaps=$(awk '$1 == "dma_maps" { s += $2 } END { print s + 0 }' "$d/counters")
-		dunmaps=$(awk '$1 == "dma_unmaps" { s += $2 } END { print s + 0 }' "$d/counters")
-		total=$((total + dmaps))
-		if [ "$maps" != "$unmaps" ] || [ "$dmaps" != "$dunmaps" ]; then
-			bad=1
-			log "$1: $(basename "$d"): maps $maps unmaps $unmaps dma_maps $dmaps dma_unmaps $dunmaps"
-		fi
-	done
-	emit kind=counters label="$1" balanced=$((1 - bad)) dma_maps=$total
-	return $bad
 }
 
 # One fio job: random writes of a region, then the region read back and
@@ -371,31 +199,6 @@ fault_target_removal() { # kind
 	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || { ok=0; why="rmmod rdma_mrcore failed"; }; }
 	emit kind=fault fault=target_removal device="$1" topology="$TOPOLOGY" \
 		ok=$ok why="$why" controller_gone=$gone
-}
-
-# What the connection manager and the neighbour table hold on this guest
-# (and, from the host guest, on the target guest): where a reconnection
-# that does not come is waiting.
-wire_state() {
-	log "wire state ($ROLE): $(rdma res show cm_id 2>&1 | tr '\n' ';')"
-	log "wire state ($ROLE): $(ip neigh show dev eth0 2>&1 | tr '\n' ';')"
-	log "wire state ($ROLE): $(rdma link show 2>&1 | tr '\n' ';')"
-	log "wire state ($ROLE): $(rdma statistic show 2>&1 | tr '\n' ';')"
-	log "wire state ($ROLE): $(ip -s link show eth0 2>&1 | tr '\n' ';')"
-	[ "$ROLE" = host ] && ctl diag
-	return 0
-}
-
-# wire_cut SECS: in a second (time for the control reply to leave), this
-# guest sends nothing on the wire for SECS seconds (netem drops every
-# packet), in the background.  Both guests cut: the wire is down for both
-# ends while both links stay up.
-wire_cut() {
-	(
-		sleep 1
-		tc qdisc replace dev eth0 root netem loss 100% &&
-			sleep "$1" && tc qdisc del dev eth0 root
-	) >/dev/null 2>&1 &
 }
 
 # The link down longer than the reconnect delay while fio runs (two
@@ -616,12 +419,6 @@ ab_run() { # kind
 	done
 }
 
-unload_mrcore() { # label
-	counters_zero "$1"
-	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || error "rmmod rdma_mrcore"; }
-	return 0
-}
-
 # The target guest's commands (two guests).
 if [ "${1:-}" = ctl ]; then
 	case "$2" in
@@ -638,6 +435,10 @@ if [ "${1:-}" = ctl ]; then
 fi
 
 mounts
+# nvme-cli reads the host's NQN and ID from here.
+mkdir -p /etc/nvme
+nvme gen-hostnqn >/etc/nvme/hostnqn
+cat /proc/sys/kernel/random/uuid >/etc/nvme/hostid
 log "kernel $(uname -r); nvme-cli $(nvme version | head -1); $(fio --version)"
 emit kind=start kernel="$(uname -r)" nvme_cli="$(nvme version | head -1)" \
 	fio="$(fio --version)"
@@ -656,10 +457,7 @@ target) setup_wire 2 1 || error "wire setup failed" ;;
 esac
 rdma link show
 
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	echo scan >/sys/kernel/debug/kmemleak
-	echo clear >/sys/kernel/debug/kmemleak
-fi
+kmemleak_clear
 [ "$ROLE" = host ] || modprobe brd rd_nr=1 rd_size=$((NS_MIB * 1024)) || error "modprobe brd"
 
 if [ "$ROLE" = target ]; then
@@ -696,16 +494,5 @@ for m in nvme_fabrics nvme_core nvmet brd; do
 	rmmod $m || error "rmmod $m"
 done
 lsmod >$R/lsmod.txt
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	log "kmemleak scan"
-	echo scan >/sys/kernel/debug/kmemleak
-	sleep 6
-	echo scan >/sys/kernel/debug/kmemleak
-	cat /sys/kernel/debug/kmemleak >$R/kmemleak.txt
-	cat $R/kmemleak.txt
-	emit kind=kmemleak leaks="$(grep -c '^unreferenced object' $R/kmemleak.txt)"
-elif [ "${AB:-0}" != 1 ]; then
-	# (the bench kernel of make nvmeof-ab has no kmemleak)
-	error "no /sys/kernel/debug/kmemleak"
-fi
+kmemleak_report
 finish

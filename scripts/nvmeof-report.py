@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""make nvmeof's verdict: read what scripts/nvmeof-guest.sh left in
-each guest's share (results.jsonl, fio's JSON per job, kmemleak.txt) and the
-console, write OUTDIR/results.json and print a table.
+"""The verdict of make nvmeof and make nfsrdma: read what
+scripts/nvmeof-guest.sh or scripts/nfsrdma-guest.sh left in each guest's
+share (results.jsonl, fio's JSON per job, kmemleak.txt) and the console,
+write OUTDIR/results.json and print a table.
 
-  scripts/nvmeof-report.py OUTDIR NAME=QEMU_RC...
+  scripts/nvmeof-report.py [--ulp nvmeof|nfsrdma] OUTDIR NAME=QEMU_RC...
 
-NAME is a guest's directory below OUTDIR (one, two/host, two/target).
+NAME is a guest's directory below OUTDIR (one, two/host, two/target; for
+nfsrdma two/client, two/server).  The ends of a run are host and target
+for nvmeof, client and server (and the NFS version) for nfsrdma; an
+nfsrdma run also has the tree of files, which passes when every file
+read back after a remount equals its source.
 
 A fio job passes when fio exited 0, printed no verify error, and read back
 and checked every byte it wrote.  The run fails on any failed job, any
 counter left unbalanced, a kmemleak report, a kernel report in the console
 (scripts/guestlib.py), an error the guest logged, or a guest that did not
-finish.  Last line: "nvmeof: N passed, M failed".
+finish.  Last line: "nvmeof: N passed, M failed" (or nfsrdma).
 """
 
 import json
@@ -23,14 +28,38 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guestlib  # noqa: E402
 
 
+ULP = 'nvmeof'
+ENDS = ('host', 'target')
+
+
+def run_row(r):
+    """The fields of a run row: where it ran, its ends, its job."""
+    row = {'device': r['device'], 'topology': r['topology']}
+    for k in ENDS + (('version',) if ULP == 'nfsrdma' else ()):
+        row[k] = r[k]
+    row['job'] = r['job']
+    return row
+
+
+def tree_run(r):
+    """The row of the tree of files (nfsrdma): every file compared."""
+    row = run_row(r)
+    row.update({'bytes_verified': 0, 'verify_errors': r['verify_errors'],
+                'iops': 0.0, 'mb_per_s': 0.0, 'files': r['files']})
+    row['ok'] = r['rc'] == 0 and r['verify_errors'] == 0 and r['files'] > 0
+    if row['ok']:
+        row['bytes_verified'] = r['bytes']
+    else:
+        row['why'] = 'copy or remount rc %d, %d file(s) differ' % (
+            r['rc'], r['verify_errors'])
+    return row
+
+
 def fio_run(share, r):
     """The row of one fio job of results.jsonl."""
-    row = {
-        'device': r['device'], 'topology': r['topology'],
-        'host': r['host'], 'target': r['target'], 'job': r['job'],
-        'bytes_verified': 0, 'verify_errors': 0, 'iops': 0.0,
-        'mb_per_s': 0.0, 'ok': False,
-    }
+    row = run_row(r)
+    row.update({'bytes_verified': 0, 'verify_errors': 0, 'iops': 0.0,
+                'mb_per_s': 0.0, 'ok': False})
     try:
         with open(os.path.join(share, r['fio_json'])) as f:
             text = f.read()
@@ -175,13 +204,15 @@ def guest(out, name, qemu_rc, problems, tally):
     leaks = None
     for r in lines:
         kind = r.get('kind')
-        if kind == 'fio':
-            row = fio_run(share, r)
+        if kind in ('fio', 'tree'):
+            row = fio_run(share, r) if kind == 'fio' else tree_run(r)
             tally['runs'].append(row)
             if not row['ok']:
-                problems.append('%s %s %s host %s target %s: %s' % (
-                    row['device'], row['topology'], row['job'], row['host'],
-                    row['target'], row['why']))
+                problems.append('%s %s %s %s %s %s %s%s: %s' % (
+                    row['device'], row['topology'], row['job'], ENDS[0],
+                    row[ENDS[0]], ENDS[1], row[ENDS[1]],
+                    ' NFSv' + row['version'] if 'version' in row else '',
+                    row['why']))
         elif kind == 'counters':
             r['guest'] = name
             tally['counters'].append(r)
@@ -225,11 +256,17 @@ def guest(out, name, qemu_rc, problems, tally):
 
 
 def main():
-    out = sys.argv[1]
+    global ULP, ENDS
+    args = sys.argv[1:]
+    if args[:1] == ['--ulp']:
+        ULP, args = args[1], args[2:]
+        ENDS = {'nvmeof': ('host', 'target'),
+                'nfsrdma': ('client', 'server')}[ULP]
+    out = args[0]
     problems = []
     tally = {'runs': [], 'counters': [], 'faults': [], 'security': [],
              'ab_runs': [], 'kmemleak': {}}
-    for spec in sys.argv[2:]:
+    for spec in args[1:]:
         name, rc = spec.split('=')
         guest(out, name, int(rc), problems, tally)
     runs = tally['runs']
@@ -240,7 +277,7 @@ def main():
                 r['device'], r['round'], r['variant'], r['job'], r['rc'],
                 r.get('why', '')))
     if not runs and not ab and not tally['security']:
-        problems.append('no fio job ran')
+        problems.append('no job ran')
     passed = sum(1 for r in runs if r['ok']) + \
         sum(1 for c in tally['counters'] if c['balanced'] == 1) + \
         sum(1 for f in tally['faults'] if f['ok'] == 1) + \
@@ -256,12 +293,14 @@ def main():
                    'counters': tally['counters'],
                    'kmemleak_leaks': tally['kmemleak']}, f, indent=1)
 
-    print('%-4s %-4s %-6s %-6s %-10s %10s %6s %8s %8s' % (
-        'dev', 'topo', 'host', 'target', 'job', 'MiB verif', 'errors',
-        'IOPS', 'MB/s'))
+    ver = ULP == 'nfsrdma'
+    print('%-4s %-4s %-6s %-6s %s%-10s %10s %6s %8s %8s' % (
+        'dev', 'topo', ENDS[0], ENDS[1], 'NFS  ' if ver else '', 'job',
+        'MiB verif', 'errors', 'IOPS', 'MB/s'))
     for r in runs:
-        print('%-4s %-4s %-6s %-6s %-10s %10.1f %6d %8.1f %8.2f%s' % (
-            r['device'], r['topology'], r['host'], r['target'], r['job'],
+        print('%-4s %-4s %-6s %-6s %s%-10s %10.1f %6d %8.1f %8.2f%s' % (
+            r['device'], r['topology'], r[ENDS[0]], r[ENDS[1]],
+            '%-5s' % r['version'] if ver else '', r['job'],
             r['bytes_verified'] / 2**20, r['verify_errors'], r['iops'],
             r['mb_per_s'], '' if r['ok'] else '  FAILED'))
     for f in tally['faults']:
@@ -292,17 +331,17 @@ def main():
                       r['aa_low'], r['aa_high'],
                       '' if r['host_ok'] and r['target_ok'] else '  BELOW'))
         if ab_plot(ab, os.path.join(out, 'ab.png')):
-            print('nvmeof: plot in %s' % os.path.join(out, 'ab.png'))
+            print('%s: plot in %s' % (ULP, os.path.join(out, 'ab.png')))
         passed += sum(r['host_ok'] + r['target_ok'] for r in ab)
         failed += sum((not r['host_ok']) + (not r['target_ok']) for r in ab)
     total = sum(r['bytes_verified'] for r in runs)
-    print('nvmeof: %.1f MiB written and verified in %d fio jobs; results in %s'
-          % (total / 2**20, len(runs), os.path.join(out, 'results.json')))
+    print('%s: %.1f MiB written and verified in %d jobs; results in %s'
+          % (ULP, total / 2**20, len(runs), os.path.join(out, 'results.json')))
     for p in problems:
-        print('nvmeof: PROBLEM: ' + p)
+        print('%s: PROBLEM: %s' % (ULP, p))
     if problems and failed == 0:
         failed = 1
-    print('nvmeof: %d passed, %d failed' % (passed, failed))
+    print('%s: %d passed, %d failed' % (ULP, passed, failed))
     return 1 if failed else 0
 
 

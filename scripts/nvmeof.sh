@@ -138,16 +138,9 @@ fi
 "$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$BUILD/src/Module.symvers" nvme ||
 	guest_fail "the NVMe ports did not build"
 
-# run_guest DIR ROLE TOPOLOGY [QEMU ARGS...]: one guest, its console in DIR,
-# its share (config.sh in, results out) DIR/share.
-run_guest() {
-	local dir=$1 role=$2 topo=$3
-	shift 3
-	rm -rf "$dir"
-	mkdir -p "$dir/share"
-	cat >"$dir/share/config.sh" <<CFG
-ROLE=$role
-TOPOLOGY=$topo
+# What the guests read (/mrcore-out/config.sh), besides ROLE and TOPOLOGY.
+ulp_config() {
+	cat <<CFG
 MODROOT='$modroot'
 MRCORE_KO='$BUILD/src/rdma_mrcore.ko'
 HARNESS_KO='$BUILD/src/kunit/mrcore_harness.ko'
@@ -169,12 +162,7 @@ AB_VARIANTS='${MRCORE_NVMEOF_AB_VARIANTS:-aa:stock:stock aa2:stock:stock host:mr
 AB_PROFILE=${MRCORE_NVMEOF_AB_PROFILE:-0}
 CONNECT_DEFAULT='${MRCORE_NVMEOF_CONNECT:-}'
 CFG
-	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
-		--initrd "$BUILD/initramfs.cpio.gz" --mode rootfs --out "$dir" \
-		--timeout "$tmo" --share hostroot=/:ro --share out="$dir/share" \
-		--append "mrcore.script=$TOP/scripts/nvmeof-guest.sh" "$@"
 }
-tmo=${MRCORE_QEMU_TIMEOUT:-3600}
 rcs=()
 echo "nvmeof: guests on the host's root (read-only, under a tmpfs overlay), QEMU TCG;"
 if [ "${AB:-0}" = 1 ]; then
@@ -184,51 +172,7 @@ else
 	echo "nvmeof: devices $devices; pairings (host/target) $pairings;"
 	echo "nvmeof: $mib MiB written and verified per device and pairing"
 fi
-for topo in $topologies; do
-	boot=$(date +%s)
-	case $topo in
-	one)
-		echo "nvmeof: one kernel: host and target in one guest"
-		rc=0
-		run_guest "$OUT/one" one one || rc=$?
-		rcs+=("one=$rc")
-		;;
-	two)
-		echo "nvmeof: two kernels: the host guest and the target guest joined by a"
-		echo "nvmeof: virtio-net wire (one vCPU each)"
-		exec {lk}>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
-		flock "$lk"
-		sock=$OUT/wire.sock
-		rm -f "$sock"
-		net() { # mac-suffix server=on|off
-			echo "-netdev stream,id=wire,$2,addr.type=unix,addr.path=$sock" \
-				"-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$1"
-		}
-		rc_t=0 rc_h=0
-		MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 run_guest "$OUT/two/target" \
-			target two --net "$(net 2 server=on)" &
-		tpid=$!
-		for _ in $(seq 1 100); do
-			[ -S "$sock" ] && break
-			sleep 0.2
-		done
-		MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 run_guest "$OUT/two/host" \
-			host two --net "$(net 1 server=off)" || rc_h=$?
-		# The host told the target to finish: it scans and powers off.
-		for _ in $(seq 1 180); do
-			kill -0 "$tpid" 2>/dev/null || break
-			sleep 1
-		done
-		kill -0 "$tpid" 2>/dev/null && pkill -f "$OUT/two/target" || true
-		wait "$tpid" || rc_t=$?
-		exec {lk}>&-
-		rm -f "$sock"
-		rcs+=("two/host=$rc_h" "two/target=$rc_t")
-		;;
-	*) guest_fail "unknown topology $topo" ;;
-	esac
-	echo "nvmeof: $topo: guests ran $(($(date +%s) - boot)) s"
-done
+ulp_topologies "$TOP/scripts/nvmeof-guest.sh" host target $topologies
 echo "nvmeof: total $(($(date +%s) - start)) s"
 # Debian's python3-matplotlib (the A/B plot) is in the system
 # interpreter's path; a python3 found first on PATH may not see it.

@@ -180,3 +180,87 @@ _guest_pair_one() {
 		--initrd "$2" --mode "$7" --out "$1/$3" --net "$net" \
 		--append "mrcore.self=$4 mrcore.peer=$5 mrcore.peer_wait=$9 $8"
 }
+
+# ulp_guest DIR ROLE TOPOLOGY SCRIPT [QEMU ARGS...]: one guest of a real
+# ULP's run (make nvmeof, make nfsrdma): the host's root read-only under a
+# tmpfs overlay (scripts/guest-init.sh, mode rootfs), SCRIPT as PID 1, its
+# console in DIR, its share DIR/share: config.sh in (ROLE, TOPOLOGY and
+# what the caller's ulp_config prints), results out.  Uses KDIR, BUILD
+# (the initramfs) and MRCORE_QEMU_TIMEOUT (default 3600 s).
+ulp_guest() {
+	local dir=$1 role=$2 topo=$3 script=$4
+	shift 4
+	rm -rf "$dir"
+	mkdir -p "$dir/share"
+	{
+		echo "ROLE=$role"
+		echo "TOPOLOGY=$topo"
+		ulp_config
+	} >"$dir/share/config.sh"
+	"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
+		--initrd "$BUILD/initramfs.cpio.gz" --mode rootfs --out "$dir" \
+		--timeout "${MRCORE_QEMU_TIMEOUT:-3600}" --share hostroot=/:ro \
+		--share out="$dir/share" --append "mrcore.script=$script" "$@"
+}
+
+# ulp_topologies SCRIPT FIRST SECOND TOPOLOGY...: SCRIPT's guests in each
+# TOPOLOGY, into OUT/one and OUT/two/{FIRST,SECOND}: "one", both ends in
+# one guest (role one); "two", the FIRST role's guest (the initiator: NVMe
+# host, NFS client) and the SECOND's joined by a virtio-net wire, one vCPU
+# each; the second serves the first's commands (ctl) and powers off when
+# told.  Appends "one=RC", "two/FIRST=RC", "two/SECOND=RC" to the caller's
+# rcs array.
+ulp_topologies() {
+	local script=$1 first=$2 second=$3 topo lk sock rc rc1 rc2 pid2 tboot
+	shift 3
+	for topo in "$@"; do
+		tboot=$(date +%s)
+		case $topo in
+		one)
+			echo "$GUEST_NAME: one kernel: $first and $second in one guest"
+			rc=0
+			ulp_guest "$OUT/one" one one "$script" || rc=$?
+			rcs+=("one=$rc")
+			;;
+		two)
+			echo "$GUEST_NAME: two kernels: the $first guest and the $second guest joined"
+			echo "$GUEST_NAME: by a virtio-net wire (one vCPU each)"
+			exec {lk}>"${MRCORE_QEMU_LOCK:-${TMPDIR:-/tmp}/rdma-mrcore-qemu.lock}"
+			flock "$lk"
+			sock=$OUT/wire.sock
+			rm -f "$sock"
+			rc1=0 rc2=0
+			MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 ulp_guest \
+				"$OUT/two/$second" "$second" two "$script" \
+				--net "$(_ulp_wire "$sock" 2 server=on)" &
+			pid2=$!
+			for _ in $(seq 1 100); do
+				[ -S "$sock" ] && break
+				sleep 0.2
+			done
+			MRCORE_QEMU_LOCKED=1 MRCORE_QEMU_SMP=1 ulp_guest \
+				"$OUT/two/$first" "$first" two "$script" \
+				--net "$(_ulp_wire "$sock" 1 server=off)" || rc1=$?
+			# The first told the second to finish: it scans and
+			# powers off.
+			for _ in $(seq 1 180); do
+				kill -0 "$pid2" 2>/dev/null || break
+				sleep 1
+			done
+			kill -0 "$pid2" 2>/dev/null && pkill -f "$OUT/two/$second" || true
+			wait "$pid2" || rc2=$?
+			exec {lk}>&-
+			rm -f "$sock"
+			rcs+=("two/$first=$rc1" "two/$second=$rc2")
+			;;
+		*) guest_fail "unknown topology $topo" ;;
+		esac
+		echo "$GUEST_NAME: $topo: guests ran $(($(date +%s) - tboot)) s"
+	done
+}
+
+# _ulp_wire SOCKET MAC-SUFFIX server=on|off: QEMU's NIC on the wire.
+_ulp_wire() {
+	echo "-netdev stream,id=wire,$3,addr.type=unix,addr.path=$1" \
+		"-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$2"
+}

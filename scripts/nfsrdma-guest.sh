@@ -1,0 +1,264 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make nfsrdma, in the guest: PID 1 of a guest whose root is the host's own
+# Debian (scripts/guest-init.sh, mode rootfs), so mount.nfs, rpc.nfsd,
+# rpc.mountd, exportfs, rpcbind, fio and bash are Debian's binaries,
+# unmodified.  Reads /mrcore-out/config.sh (written by scripts/nfsrdma.sh)
+# and, for each RDMA device kind, each pairing of client and server
+# transports (stock = rpcrdma from the unpatched upstream files, mrcore =
+# the converted ones, both built by scripts/ulp-ports.sh) and each NFS
+# version:
+#
+#   1. the server: nfsd with its RDMA listener on port 20049, rpcbind and
+#      rpc.mountd, exporting a tmpfs;
+#   2. the client: mount -t nfs -o proto=rdma,port=20049,vers=V;
+#   3. fio with crc32c verification on a file of the mount, one job per
+#      shape (random writes, then the file read back and checked), with
+#      O_DIRECT so that every I/O is an RPC whose data moves by RDMA;
+#   4. a tree of files of unique bytes copied in, synced, the mount
+#      dropped and mounted again, every file compared with its source;
+#   5. umount, the server stopped, rpcrdma unloaded, rdma_mrcore's
+#      counters checked (every map and DMA mapping undone) and unloaded.
+#
+# Then every module goes, kmemleak scans, and the guest powers off.  Each
+# step writes one JSON line to /mrcore-out/results.jsonl, judged with the
+# console by scripts/nvmeof-report.py --ulp nfsrdma.  rpcrdma is one module
+# (client and server): in one kernel both ends run the same variant.
+
+# shellcheck source=/dev/null
+. /mrcore-out/config.sh
+ULP_TAG=nfsrdma-guest
+# shellcheck source=scripts/lib/ulp-guest.sh
+. "$(dirname "$0")/lib/ulp-guest.sh"
+
+NFS_RDMA_PORT=20049
+EXPORT=/srv/nfs
+MNT=/mnt/nfs
+
+load_rpcrdma() { # variant
+	if [ -e /sys/module/rpcrdma_"$1" ]; then
+		return 0
+	fi
+	for v in stock mrcore; do
+		[ -e /sys/module/rpcrdma_$v ] &&
+			{ error "rpcrdma_$v is loaded where $1 is wanted"; return 1; }
+	done
+	[ "$1" = mrcore ] && { load_mrcore || return 1; }
+	insmod "$PORTS/nfs/rpcrdma_$1.ko" || { error "insmod rpcrdma_$1"; return 1; }
+}
+unload_rpcrdma() { # variant
+	[ -e /sys/module/rpcrdma_"$1" ] || return 0
+	rmmod "rpcrdma_$1" || error "rmmod rpcrdma_$1"
+}
+
+# The kernel NFS server on a tmpfs, its RDMA listener on the address of the
+# device kind (and TCP, which rpc.nfsd opens for the MOUNT side of NFSv3).
+# A grace period of 10 s (the least nfsd takes) instead of 90: NFSv4 OPENs
+# wait it out after each start.
+server_up() { # variant kind
+	load_rpcrdma "$1" || return 1
+	modprobe nfsd || { error "modprobe nfsd"; return 1; }
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd ||
+		{ error "mount nfsd"; return 1; }
+	mkdir -p $EXPORT /var/lib/nfs/rpc_pipefs /run/rpcbind
+	mountpoint -q $EXPORT || mount -t tmpfs -o size=1g tmpfs $EXPORT
+	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
+	pgrep -x rpcbind >/dev/null || rpcbind -w || { error "rpcbind"; return 1; }
+	exportfs -ra || { error "exportfs"; return 1; }
+	pgrep -x rpc.mountd >/dev/null || rpc.mountd ||
+		{ error "rpc.mountd"; return 1; }
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	rpc.nfsd 4 || { error "rpc.nfsd"; return 1; }
+	echo "rdma $NFS_RDMA_PORT" >/proc/fs/nfsd/portlist ||
+		{ error "nfsd: no rdma listener ($1 rpcrdma, $2)"; return 1; }
+	log "server up: rpcrdma_$1 on $2, $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+}
+server_down() { # variant
+	if mountpoint -q /proc/fs/nfsd; then
+		rpc.nfsd 0 || error "rpc.nfsd 0"
+		exportfs -ua
+	fi
+	pkill -x rpc.mountd
+	pkill -x rpcbind
+	sleep 1
+	mountpoint -q /proc/fs/nfsd && umount /proc/fs/nfsd
+	mountpoint -q $EXPORT && umount $EXPORT
+	[ -e /sys/module/nfsd ] && { rmmod nfsd || error "rmmod nfsd"; }
+	unload_rpcrdma "$1"
+}
+
+client_mount() { # version kind
+	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT"
+	[ "$1" = 3 ] && opts="$opts,nolock"
+	[ "$TOPOLOGY" = two ] && opts="$opts,clientaddr=$(addr_of "$2" 1)"
+	mkdir -p $MNT
+	if ! mount -t nfs -o "$opts" "$(addr_of "$2" 0):$EXPORT" $MNT \
+		>/tmp/mount.log 2>&1; then
+		cat /tmp/mount.log
+		error "mount -o $opts ($2)"
+		return 1
+	fi
+	grep " $MNT " /proc/mounts | grep -q "proto=rdma" ||
+		{ error "$MNT is not on RDMA: $(grep " $MNT " /proc/mounts)"; return 1; }
+	log "mounted: $(grep " $MNT " /proc/mounts)"
+}
+client_umount() {
+	mountpoint -q $MNT || return 0
+	umount $MNT || { error "umount $MNT"; umount -f $MNT; }
+}
+
+# One fio job on a file of the mount: random writes, then the file read
+# back and checked against the crc32c of each block; fatal on the first
+# mismatch.
+run_job() { # kind client server version bs iodepth MiB
+	local name="$5-qd$6" json=$R/fio-$1-$2-$3-v$4-$5-qd$6.json
+	log "fio $name: $7 MiB on NFSv$4"
+	fio --name="$name" --filename="$MNT/fio-$5-qd$6" --direct=1 \
+		--ioengine=libaio --rw=randwrite --bs="$5" --iodepth="$6" \
+		--size="$7M" --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output-format=json --output="$json" >/tmp/fio.err 2>&1
+	local rc=$?
+	local errs
+	errs=$(grep -c -i 'verify' /tmp/fio.err)
+	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	rm -f "$MNT/fio-$5-qd$6"
+	emit kind=fio device="$1" topology="$TOPOLOGY" client="$2" server="$3" \
+		version="$4" job="$name" rc=$rc verify_lines="$errs" \
+		fio_json="$(basename "$json")"
+}
+
+# A tree of files of every size class (empty, a byte, around a page, a
+# chunk, a megabyte), bytes unique per position in each file, copied into
+# the mount, synced; the mount dropped (nothing of the client's cache
+# left) and mounted again, every file compared with its source.
+make_tree() {
+	[ -d /tmp/tree ] && return 0
+	python3 - /tmp/tree "$TREE_MIB" <<'EOF'
+import hashlib, os, sys
+top, mib = sys.argv[1], int(sys.argv[2])
+sizes = [0, 1, 511, 4095, 4096, 4097, 8191, 65536, 65537, 131071,
+         1048575, 1048576, 1048577]
+total, i = 0, 0
+while total < mib << 20:
+    size = sizes[i % len(sizes)]
+    d = os.path.join(top, 'd%02d' % (i % 7))
+    os.makedirs(d, exist_ok=True)
+    out, ctr = bytearray(), 0
+    while len(out) < size:
+        out += hashlib.sha256(b'%d:%d' % (i, ctr)).digest()
+        ctr += 1
+    with open(os.path.join(d, 'f%04d' % i), 'wb') as f:
+        f.write(out[:size])
+    total += size
+    i += 1
+print(i, total)
+EOF
+}
+run_tree() { # kind client server version
+	local rc=0 files bytes bad=0 f
+	make_tree >/tmp/tree.count || { error "make_tree"; return 1; }
+	read -r files bytes </tmp/tree.count
+	log "tree: $files files, $bytes bytes, on NFSv$4"
+	cp -a /tmp/tree $MNT/tree && sync || rc=1
+	client_umount
+	client_mount "$4" "$1" || rc=1
+	if [ $rc = 0 ]; then
+		while read -r f; do
+			cmp -s "/tmp/tree/$f" "$MNT/tree/$f" ||
+				{ bad=$((bad + 1)); log "tree: $f differs"; }
+		done < <(cd /tmp/tree && find . -type f)
+		[ "$(cd $MNT/tree && find . -type f | wc -l)" = "$files" ] ||
+			{ bad=$((bad + 1)); log "tree: not $files files on the mount"; }
+		rm -rf $MNT/tree
+	fi
+	emit kind=tree device="$1" topology="$TOPOLOGY" client="$2" server="$3" \
+		version="$4" job=tree rc=$rc files="$files" bytes="$bytes" \
+		verify_errors=$bad
+}
+
+pairing() { # kind client server
+	local ok=1 v j bs qd mib
+	log "=== $1: client $2, server $3 ($TOPOLOGY)"
+	if [ "$TOPOLOGY" = two ]; then
+		ctl up "$3" "$1" || { error "server guest: up $3 $1"; ok=0; }
+	else
+		server_up "$3" "$1" || ok=0
+	fi
+	[ $ok = 1 ] && [ "$TOPOLOGY" = two ] && { load_rpcrdma "$2" || ok=0; }
+	if [ $ok = 1 ]; then
+		for v in $VERSIONS; do
+			client_mount "$v" "$1" || continue
+			for j in $JOBS; do
+				IFS=: read -r bs qd mib <<<"$j"
+				run_job "$1" "$2" "$3" "$v" "$bs" "$qd" "$mib"
+			done
+			[ "$TREE_MIB" -gt 0 ] && run_tree "$1" "$2" "$3" "$v"
+			client_umount
+		done
+	fi
+	if [ "$TOPOLOGY" = two ]; then
+		unload_rpcrdma "$2"
+		ctl down "$3" "$1" || error "server guest: down $3 $1"
+	else
+		server_down "$3"
+	fi
+	unload_mrcore "$1 client $2 server $3, after umount"
+}
+
+# The server guest's commands (two guests).
+if [ "${1:-}" = ctl ]; then
+	case "$2" in
+	up) server_up "$3" "$4" ;;
+	diag) wire_state ;;
+	cut) wire_cut "$3" ;;
+	down)
+		server_down "$3"
+		unload_mrcore "$4 server $3 (server guest), after umount"
+		;;
+	*) error "ctl: unknown command $2"; exit 2 ;;
+	esac
+	exit
+fi
+
+mounts
+log "kernel $(uname -r); $(mount.nfs -V 2>&1 | head -1); $(fio --version)"
+emit kind=start kernel="$(uname -r)" nfs_utils="$(mount.nfs -V 2>&1 | head -1)" \
+	fio="$(fio --version)"
+ip link set lo up
+case "$ROLE" in
+one)
+	for kind in $DEVICES; do
+		case $kind in
+		siw) setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 ;;
+		rxe) setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 ;;
+		esac || error "$kind setup failed"
+	done
+	;;
+client) setup_wire 1 2 || error "wire setup failed" ;;
+server) setup_wire 2 1 || error "wire setup failed" ;;
+esac
+rdma link show
+kmemleak_clear
+
+if [ "$ROLE" = server ]; then
+	log "serving the client guest's commands on port $CTL_PORT"
+	ctl_serve || error "the control service failed"
+else
+	for kind in $DEVICES; do
+		for p in $PAIRINGS; do
+			c=${p%%/*} s=${p#*/}
+			if [ "$TOPOLOGY" = one ] && [ "$c" != "$s" ]; then
+				log "$kind: client $c, server $s: two kernels only (rpcrdma is one module)"
+				continue
+			fi
+			pairing "$kind" "$c" "$s"
+		done
+	done
+	[ "$ROLE" = client ] && { ctl finish || error "server guest: finish"; }
+fi
+
+lsmod >$R/lsmod.txt
+kmemleak_report
+finish
