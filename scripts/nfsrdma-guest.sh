@@ -63,7 +63,9 @@ server_up() { # variant kind
 		{ error "mount nfsd"; return 1; }
 	mkdir -p $EXPORT /var/lib/nfs/rpc_pipefs /run/rpcbind
 	mountpoint -q $EXPORT || mount -t tmpfs -o size=1g tmpfs $EXPORT
-	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
+	# fsid=0: the export is NFSv4's root too (the guest's / is an overlay,
+	# which cannot be the pseudo root mountd would build above it).
+	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
 	pgrep -x rpcbind >/dev/null || rpcbind -w || { error "rpcbind"; return 1; }
 	exportfs -ra || { error "exportfs"; return 1; }
 	pgrep -x rpc.mountd >/dev/null || rpc.mountd ||
@@ -90,11 +92,11 @@ server_down() { # variant
 }
 
 client_mount() { # version kind
-	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT"
-	[ "$1" = 3 ] && opts="$opts,nolock"
+	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT" path=/
+	[ "$1" = 3 ] && opts="$opts,nolock" path=$EXPORT
 	[ "$TOPOLOGY" = two ] && opts="$opts,clientaddr=$(addr_of "$2" 1)"
 	mkdir -p $MNT
-	if ! mount -t nfs -o "$opts" "$(addr_of "$2" 0):$EXPORT" $MNT \
+	if ! mount -t nfs -o "$opts" "$(addr_of "$2" 0):$path" $MNT \
 		>/tmp/mount.log 2>&1; then
 		cat /tmp/mount.log
 		error "mount -o $opts ($2)"
@@ -133,8 +135,9 @@ run_job() { # kind client server version bs iodepth MiB
 # chunk, a megabyte), bytes unique per position in each file, copied into
 # the mount, synced; the mount dropped (nothing of the client's cache
 # left) and mounted again, every file compared with its source.
-make_tree() {
-	[ -d /tmp/tree ] && return 0
+make_tree() { # prints "files bytes"
+	[ -s /tmp/tree.count ] && { cat /tmp/tree.count; return 0; }
+	rm -rf /tmp/tree
 	python3 - /tmp/tree "$TREE_MIB" <<'EOF'
 import hashlib, os, sys
 top, mib = sys.argv[1], int(sys.argv[2])
@@ -157,18 +160,25 @@ print(i, total)
 EOF
 }
 run_tree() { # kind client server version
-	local rc=0 files bytes bad=0 f
-	make_tree >/tmp/tree.count || { error "make_tree"; return 1; }
+	local rc=0 files bytes bad=0 compared=0 f
+	make_tree >/tmp/tree.new || { error "make_tree"; return 1; }
+	mv /tmp/tree.new /tmp/tree.count
 	read -r files bytes </tmp/tree.count
 	log "tree: $files files, $bytes bytes, on NFSv$4"
 	cp -a /tmp/tree $MNT/tree && sync || rc=1
 	client_umount
 	client_mount "$4" "$1" || rc=1
 	if [ $rc = 0 ]; then
+		# (no process substitution: the guest's /dev has no fd/)
+		(cd /tmp/tree && find . -type f) >/tmp/tree.files
 		while read -r f; do
+			compared=$((compared + 1))
 			cmp -s "/tmp/tree/$f" "$MNT/tree/$f" ||
 				{ bad=$((bad + 1)); log "tree: $f differs"; }
-		done < <(cd /tmp/tree && find . -type f)
+		done </tmp/tree.files
+		# Every file of the source compared, and no other on the mount.
+		[ "$compared" = "$files" ] ||
+			{ bad=$((bad + 1)); log "tree: $compared of $files files compared"; }
 		[ "$(cd $MNT/tree && find . -type f | wc -l)" = "$files" ] ||
 			{ bad=$((bad + 1)); log "tree: not $files files on the mount"; }
 		rm -rf $MNT/tree
