@@ -36,6 +36,26 @@ NFS_RDMA_PORT=20049
 EXPORT=/srv/nfs
 MNT=/mnt/nfs
 
+# Two guests: the NFS client cannot choose its source address (rpcrdma
+# resolves with none), so rdma_cm takes the RDMA device of the route's
+# netdev; each device kind has eth0 to itself in turn (use_kind), and both
+# ends' addresses are the wire's.  One guest: make nvmeof's veth pairs.
+nfs_addr() { # kind side(0 server, 1 client)
+	if [ "$TOPOLOGY" = two ]; then
+		echo "203.0.113.$((2 - $2))"
+	else
+		addr_of "$1" "$2"
+	fi
+}
+use_kind() { # kind: the only RDMA device on eth0 (two guests)
+	local l
+	for l in $(rdma link show | awk '{ print $2 }'); do
+		rdma link delete "${l%/*}" || { error "rdma link delete ${l%/*}"; return 1; }
+	done
+	rdma link add "${1}0" type "$1" netdev eth0 ||
+		{ error "rdma link add ${1}0 on eth0"; return 1; }
+}
+
 load_rpcrdma() { # variant
 	if [ -e /sys/module/rpcrdma_"$1" ]; then
 		return 0
@@ -94,9 +114,9 @@ server_down() { # variant
 client_mount() { # version kind
 	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT" path=/
 	[ "$1" = 3 ] && opts="$opts,nolock" path=$EXPORT
-	[ "$TOPOLOGY" = two ] && opts="$opts,clientaddr=$(addr_of "$2" 1)"
+	[ "$TOPOLOGY" = two ] && opts="$opts,clientaddr=$(nfs_addr "$2" 1)"
 	mkdir -p $MNT
-	if ! mount -t nfs -o "$opts" "$(addr_of "$2" 0):$path" $MNT \
+	if ! mount -t nfs -o "$opts" "$(nfs_addr "$2" 0):$path" $MNT \
 		>/tmp/mount.log 2>&1; then
 		cat /tmp/mount.log
 		error "mount -o $opts ($2)"
@@ -192,6 +212,7 @@ pairing() { # kind client server
 	local ok=1 v j bs qd mib
 	log "=== $1: client $2, server $3 ($TOPOLOGY)"
 	if [ "$TOPOLOGY" = two ]; then
+		use_kind "$1" || ok=0
 		ctl up "$3" "$1" || { error "server guest: up $3 $1"; ok=0; }
 	else
 		server_up "$3" "$1" || ok=0
@@ -220,7 +241,7 @@ pairing() { # kind client server
 # The server guest's commands (two guests).
 if [ "${1:-}" = ctl ]; then
 	case "$2" in
-	up) server_up "$3" "$4" ;;
+	up) use_kind "$4" && server_up "$3" "$4" ;;
 	diag) wire_state ;;
 	cut) wire_cut "$3" ;;
 	down)
@@ -246,8 +267,12 @@ one)
 		esac || error "$kind setup failed"
 	done
 	;;
-client) setup_wire 1 2 || error "wire setup failed" ;;
-server) setup_wire 2 1 || error "wire setup failed" ;;
+client | server)
+	n=1
+	[ "$ROLE" = server ] && n=2
+	ip link set eth0 up && ip addr add "203.0.113.$n/24" dev eth0 ||
+		error "wire setup failed"
+	;;
 esac
 rdma link show
 kmemleak_clear

@@ -29,16 +29,32 @@
 #                             pairing and version, over its four shapes
 #                             (default 64, a multiple of 16)
 #   MRCORE_NFSRDMA_TREE_MIB   MiB of the tree of files (default 8; 0: none)
+#   MRCORE_NFSRDMA_BUILD      a build of scripts/guest-build.sh to use, its
+#                             lock held by the caller (make demo's)
 #   MRCORE_QEMU_TIMEOUT       bound on each guest (default 3600 s)
+#
+# --smoke (make check): siw, both ends converted, one kernel, NFSv4.2,
+# 16 MiB and a tree of 2 MiB, on make kunit's build.
 set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
-[ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
-OUT=${MRCORE_NFSRDMA_OUT:-$TOP/build/nfsrdma}
-BUILD=$OUT
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd) BUILD=$OUT
+if [ "${1:-}" = --smoke ]; then
+	OUT=${MRCORE_NFSRDMA_OUT:-$TOP/build/nfsrdma-smoke}
+	BUILD=$TOP/build/kunit
+	export MRCORE_GUEST_SAMPLE=1
+	: "${MRCORE_NFSRDMA_DEVICES:=siw}" "${MRCORE_NFSRDMA_PAIRINGS:=mrcore/mrcore}"
+	: "${MRCORE_NFSRDMA_TOPOLOGIES:=one}" "${MRCORE_NFSRDMA_VERSIONS:=4.2}"
+	: "${MRCORE_NFSRDMA_MIB:=16}" "${MRCORE_NFSRDMA_TREE_MIB:=2}"
+elif [ $# -gt 0 ]; then
+	echo "usage: $0 [--smoke]" >&2
+	exit 2
+fi
+OUT=${OUT:-${MRCORE_NFSRDMA_OUT:-$TOP/build/nfsrdma}}
+# make demo passes its own build, whose lock it holds.
+BUILD=${BUILD:-${MRCORE_NFSRDMA_BUILD:-$OUT}}
+mkdir -p "$OUT" "$BUILD"
+OUT=$(cd "$OUT" && pwd) BUILD=$(cd "$BUILD" && pwd)
 guest_start nfsrdma "$OUT" counts
 
 devices=${MRCORE_NFSRDMA_DEVICES:-siw rxe}
@@ -55,6 +71,10 @@ jobs="4k:1:$u 4k:16:$u 128k:16:$((6 * u)) 1m:4:$((8 * u))"
 
 guest_kdir
 guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
+if [ "$BUILD" != "$OUT" ] && [ -z "${MRCORE_NFSRDMA_BUILD:-}" ]; then
+	# make kunit's build: not while a make kunit uses it.
+	guest_lock "$BUILD/.lock" "nfsrdma: a make kunit is using $BUILD; waiting for it"
+fi
 guest_build "$BUILD"
 
 # The test kernel's modules (nfsd and what it needs), as modules_install
