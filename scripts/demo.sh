@@ -19,9 +19,12 @@
 # wire.  Output in build/demo/2host/{initiator,peer}/.
 #
 # The two-host part takes about 5 minutes more; MRCORE_DEMO_2HOST=0 leaves
-# it out.  Last, make nvmeof's converted NVMe ends on siw and rxe, 64 MiB
-# each (about 6 minutes; MRCORE_DEMO_NVMEOF=0 leaves it out).  MRCORE_DEMO_2HOST_TIMEOUT (default 900 s) bounds each of its
-# guests.
+# it out; MRCORE_DEMO_2HOST_TIMEOUT (default 900 s) bounds each of its
+# guests.  Then make nvmeof's converted NVMe ends on siw and rxe, 64 MiB
+# each (about 6 minutes; MRCORE_DEMO_NVMEOF=0 leaves it out), and make
+# nfsrdma's converted NFS client and server on siw and rxe, NFSv3 and
+# NFSv4.2, 16 MiB and a tree of files each (about 8 minutes;
+# MRCORE_DEMO_NFSRDMA=0 leaves it out).
 set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
@@ -61,12 +64,27 @@ if [ "${MRCORE_DEMO_NVMEOF:-1}" != 0 ]; then
 		MRCORE_NVMEOF_SECURITY= "$TOP/scripts/nvmeof.sh" >"$OUT/nvmeof.log" 2>&1 || nv_rc=$?
 	sed -n '/^dev  topo/,$p' "$OUT/nvmeof.log"
 fi
+# Real NFS over RDMA on the core (make nfsrdma, small): the converted
+# rpcrdma, the kernel NFS server and client, Debian's nfs-utils and fio.
+nf_rc=0
+if [ "${MRCORE_DEMO_NFSRDMA:-1}" != 0 ]; then
+	echo "demo: real NFS over RDMA: rpcrdma (client and server) converted to the core,"
+	echo "demo: mount -o proto=rdma, fio (crc32c) and a tree of files, NFSv3 and v4.2"
+	MRCORE_NFSRDMA_OUT=$OUT/nfsrdma MRCORE_NFSRDMA_BUILD=$OUT \
+		MRCORE_NFSRDMA_TOPOLOGIES=one MRCORE_NFSRDMA_MIB=16 \
+		MRCORE_NFSRDMA_TREE_MIB=4 MRCORE_NFSRDMA_PAIRINGS=mrcore/mrcore \
+		"$TOP/scripts/nfsrdma.sh" >"$OUT/nfsrdma.log" 2>&1 || nf_rc=$?
+	sed -n '/^dev  topo/,$p' "$OUT/nfsrdma.log"
+fi
 echo "demo: done in $(($(date +%s) - start)) s"
 echo
-if [ "$nv_rc" -ne 0 ]; then
+if [ "$nv_rc" -ne 0 ] || [ "$nf_rc" -ne 0 ]; then
 	python3 "$TOP/scripts/guest-report.py" demo "$OUT" "$KSRC" "$TOP" \
 		"$rc" "${pair[@]}" || true
-	echo "demo: the NVMe over Fabrics rows FAILED (see $OUT/nvmeof.log)"
+	[ "$nv_rc" -ne 0 ] &&
+		echo "demo: the NVMe over Fabrics rows FAILED (see $OUT/nvmeof.log)"
+	[ "$nf_rc" -ne 0 ] &&
+		echo "demo: the NFS over RDMA rows FAILED (see $OUT/nfsrdma.log)"
 	exit 1
 fi
 guest_report demo "$rc" "${pair[@]}"

@@ -18,6 +18,10 @@
 # The report's own checks run first on crafted input
 # (scripts/guest-report.py --self-test).
 #
+# --quick (make check): without the cases marked KUNIT_CASE_SLOW
+# (kunit.filter=speed>slow: the stress, soak, flush and removal suites, the
+# 65,536-key and 3,000-I/O key cases), which make kunit runs.
+#
 # Last line: "kunit: N passed, M failed, S skipped".
 #
 # MRCORE_KUNIT_APPEND adds kernel parameters, e.g.
@@ -28,6 +32,12 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+if [ "${1:-}" = --quick ]; then
+	export MRCORE_KUNIT_APPEND="${MRCORE_KUNIT_APPEND:+$MRCORE_KUNIT_APPEND }kunit.filter=speed>slow"
+elif [ $# -gt 0 ]; then
+	echo "usage: $0 [--quick]" >&2
+	exit 2
+fi
 guest_start kunit "${MRCORE_KUNIT_OUT:-$TOP/build/kunit}" counts
 guest_self_test
 

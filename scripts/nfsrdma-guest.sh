@@ -21,6 +21,10 @@
 #   5. umount, the server stopped, rpcrdma unloaded, rdma_mrcore's
 #      counters checked (every map and DMA mapping undone) and unloaded.
 #
+# Then, per device kind, on the converted ends (FAULTS=1), a fault during
+# a verifying fio job: the server restarted (one guest), the link down past
+# the RPC retransmit timeout (two guests).
+#
 # Then every module goes, kmemleak scans, and the guest powers off.  Each
 # step writes one JSON line to /mrcore-out/results.jsonl, judged with the
 # console by scripts/nvmeof-report.py --ulp nfsrdma.  rpcrdma is one module
@@ -112,7 +116,7 @@ server_down() { # variant
 }
 
 client_mount() { # version kind
-	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT" path=/
+	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT${MOUNT_OPTS:-}" path=/
 	[ "$1" = 3 ] && opts="$opts,nolock" path=$EXPORT
 	[ "$TOPOLOGY" = two ] && opts="$opts,clientaddr=$(nfs_addr "$2" 1)"
 	mkdir -p $MNT
@@ -238,6 +242,109 @@ pairing() { # kind client server
 	unload_mrcore "$1 client $2 server $3, after umount"
 }
 
+# The connections the mount's transport made so far (the "xprt: rdma"
+# line of /proc/self/mountstats: port, bind count, connect count, ...).
+connects() {
+	awk -v m=" $MNT " 'index($0, "mounted on" m) { on = 1 }
+		on && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \
+		/proc/self/mountstats
+}
+
+# fault_run KIND NAME: a verifying fio job on the mount in the background
+# (128 KiB random writes at iodepth 16, FAULT_MIB, then read back), for
+# the fault to strike; fpid is its PID.
+fault_fio() { # kind name
+	fio --name="$2" --filename="$MNT/fault-$2" --direct=1 \
+		--ioengine=libaio --rw=randwrite --bs=128k --iodepth=16 \
+		--size="${FAULT_MIB:-16}M" --verify=crc32c --verify_fatal=1 \
+		--do_verify=1 --output-format=json \
+		--output="$R/fio-fault-$2-$1.json" >/tmp/fio.err 2>&1 &
+	fpid=$!
+}
+# fault_end KIND NAME C0: fio's end (bounded), its status and the
+# reconnections since C0 into rc and reconn; ok and why updated.
+fault_end() { # kind name connects-before
+	await $fpid 900 wire_state
+	rc=$?
+	[ $rc = 124 ] && { kill -9 $fpid; rc=137; }
+	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	reconn=$(($(connects) - $3))
+	[ "$rc" = 0 ] || { ok=0; why="$why; fio exited $rc"; }
+	[ "$reconn" -ge 1 ] || { ok=0; why="$why; the transport never reconnected"; }
+	rm -f "$MNT/fault-$2"
+}
+
+# The link down past the RPC retransmit timeout while fio verifies (two
+# guests): the mount's timeo is 10 s, the link is down for LINKDOWN_SECS
+# (30); on siw the client guest's eth0 goes down, on rxe the wire is cut
+# (as make nvmeof does).  The client must reconnect (mountstats' connect
+# count), fio's verification pass, and the counters balance.
+fault_nfs_link() { # kind
+	local ok=1 why= rc reconn c0 how=down secs=${LINKDOWN_SECS:-30}
+	[ "$1" = rxe ] && how=cut
+	log "=== fault: $1: link $how $secs s during fio (NFSv4.2, timeo 10 s)"
+	use_kind "$1" || ok=0
+	ctl up mrcore "$1" || { ok=0; why="server guest: up"; }
+	MOUNT_OPTS=",timeo=100,retrans=2"
+	[ $ok = 1 ] && { load_rpcrdma mrcore && client_mount 4.2 "$1" ||
+		{ ok=0; why="mount"; }; }
+	MOUNT_OPTS=
+	if [ $ok = 1 ]; then
+		c0=$(connects)
+		fault_fio "$1" link
+		sleep 3
+		if [ $how = cut ]; then
+			ctl cut "$secs" || { ok=0; why="server guest: cut"; }
+			wire_cut "$secs"
+			sleep "$((secs + 2))"
+			while tc qdisc show dev eth0 | grep -q netem; do sleep 1; done
+		else
+			ip link set eth0 down
+			log "eth0 down"
+			sleep "$secs"
+			ip link set eth0 up
+			log "eth0 up"
+		fi
+		fault_end "$1" link "$c0"
+	fi
+	client_umount
+	unload_rpcrdma mrcore
+	ctl down mrcore "$1" || { ok=0; why="$why; server guest: down"; }
+	counters_zero "$1 fault link down" || { ok=0; why="$why; counters unbalanced"; }
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || ok=0; }
+	emit kind=fault fault=link_down device="$1" topology="$TOPOLOGY" \
+		how=$how ok=$ok why="${why#; }" fio_rc="${rc:-none}" \
+		reconnects="${reconn:-0}"
+}
+
+# The server restarted while fio verifies (one guest, NFSv4.2): nfsd
+# stopped and started again, its RDMA listener back; the client reconnects
+# and reclaims its state in the new grace period.
+fault_nfs_restart() { # kind
+	local ok=1 why= rc reconn c0
+	log "=== fault: $1: the server restarted during fio (NFSv4.2)"
+	server_up mrcore "$1" || { ok=0; why="server up"; }
+	[ $ok = 1 ] && { client_mount 4.2 "$1" || { ok=0; why="mount"; }; }
+	if [ $ok = 1 ]; then
+		c0=$(connects)
+		fault_fio "$1" restart
+		sleep 5
+		rpc.nfsd 0 || { ok=0; why="rpc.nfsd 0"; }
+		log "nfsd stopped"
+		sleep 5
+		rpc.nfsd 4 && echo "rdma $NFS_RDMA_PORT" >/proc/fs/nfsd/portlist ||
+			{ ok=0; why="$why; nfsd restart"; }
+		log "nfsd started: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+		fault_end "$1" restart "$c0"
+	fi
+	client_umount
+	server_down mrcore
+	counters_zero "$1 fault server restart" || { ok=0; why="$why; counters unbalanced"; }
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || ok=0; }
+	emit kind=fault fault=server_restart device="$1" topology="$TOPOLOGY" \
+		ok=$ok why="${why#; }" fio_rc="${rc:-none}" reconnects="${reconn:-0}"
+}
+
 # The server guest's commands (two guests).
 if [ "${1:-}" = ctl ]; then
 	case "$2" in
@@ -290,6 +397,10 @@ else
 			fi
 			pairing "$kind" "$c" "$s"
 		done
+		case "$FAULTS$TOPOLOGY" in
+		1one) fault_nfs_restart "$kind" ;;
+		1two) fault_nfs_link "$kind" ;;
+		esac
 	done
 	[ "$ROLE" = client ] && { ctl finish || error "server guest: finish"; }
 fi

@@ -29,6 +29,11 @@
 #                             pairing and version, over its four shapes
 #                             (default 64, a multiple of 16)
 #   MRCORE_NFSRDMA_TREE_MIB   MiB of the tree of files (default 8; 0: none)
+#   MRCORE_NFSRDMA_FAULTS     1 (default): per device, after the pairings,
+#                             on the converted ends, during a verifying fio
+#                             job: the server restarted (one kernel), the
+#                             link down 30 s past the mount's 10 s
+#                             retransmit timeout (two kernels)
 #   MRCORE_NFSRDMA_BUILD      a build of scripts/guest-build.sh to use, its
 #                             lock held by the caller (make demo's)
 #   MRCORE_QEMU_TIMEOUT       bound on each guest (default 3600 s)
@@ -46,6 +51,7 @@ if [ "${1:-}" = --smoke ]; then
 	: "${MRCORE_NFSRDMA_DEVICES:=siw}" "${MRCORE_NFSRDMA_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NFSRDMA_TOPOLOGIES:=one}" "${MRCORE_NFSRDMA_VERSIONS:=4.2}"
 	: "${MRCORE_NFSRDMA_MIB:=16}" "${MRCORE_NFSRDMA_TREE_MIB:=2}"
+	: "${MRCORE_NFSRDMA_FAULTS:=0}"
 elif [ $# -gt 0 ]; then
 	echo "usage: $0 [--smoke]" >&2
 	exit 2
@@ -101,6 +107,7 @@ PAIRINGS='$pairings'
 VERSIONS='$versions'
 JOBS='$jobs'
 TREE_MIB=$tree_mib
+FAULTS=${MRCORE_NFSRDMA_FAULTS:-1}
 CFG
 }
 rcs=()
