@@ -75,26 +75,7 @@ tree_mib=${MRCORE_NFSRDMA_TREE_MIB:-8}
 u=$((mib / 16))
 jobs="4k:1:$u 4k:16:$u 128k:16:$((6 * u)) 1m:4:$((8 * u))"
 
-guest_kdir
-guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
-if [ "$BUILD" != "$OUT" ] && [ -z "${MRCORE_NFSRDMA_BUILD:-}" ]; then
-	# make kunit's build: not while a make kunit uses it.
-	guest_lock "$BUILD/.lock" "nfsrdma: a make kunit is using $BUILD; waiting for it"
-fi
-guest_build "$BUILD"
-
-# The test kernel's modules (nfsd and what it needs), as modules_install
-# lays them out, for the guest's modprobe; redone when the kernel changes.
-modroot=$OUT/modroot
-if [ "$(cat "$modroot/.key" 2>/dev/null)" != "$(cat "$KDIR/.mrcore-key")" ]; then
-	rm -rf "$modroot"
-	make -s -C "$KDIR" INSTALL_MOD_PATH="$modroot" modules_install \
-		>"$OUT/modules_install.log" 2>&1 ||
-		guest_fail "modules_install failed ($OUT/modules_install.log)"
-	cp "$KDIR/.mrcore-key" "$modroot/.key"
-fi
-"$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$BUILD/src/Module.symvers" nfs ||
-	guest_fail "the rpcrdma port did not build"
+ulp_prepare nfsrdma MRCORE_NFSRDMA_BUILD nfs
 
 # What the guests read (/mrcore-out/config.sh), besides ROLE and TOPOLOGY.
 ulp_config() {

@@ -444,14 +444,7 @@ emit kind=start kernel="$(uname -r)" nvme_cli="$(nvme version | head -1)" \
 	fio="$(fio --version)"
 ip link set lo up
 case "$ROLE" in
-one)
-	for kind in $DEVICES; do
-		case $kind in
-		siw) setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 ;;
-		rxe) setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 ;;
-		esac || error "$kind setup failed"
-	done
-	;;
+one) setup_one ;;
 host) setup_wire 1 2 || error "wire setup failed" ;;
 target) setup_wire 2 1 || error "wire setup failed" ;;
 esac

@@ -116,27 +116,7 @@ security=${MRCORE_NVMEOF_SECURITY-stock mrcore}
 u=$((mib / 64))
 jobs="4k:1:$u 4k:16:$u 128k:1:$((4 * u)) 128k:16:$((4 * u)) 1m:1:$((24 * u)) 1m:16:$((30 * u))"
 
-guest_kdir
-guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
-if [ "$BUILD" != "$OUT" ] && [ -z "${MRCORE_NVMEOF_BUILD:-}" ]; then
-	# make kunit's build: not while a make kunit uses it.
-	guest_lock "$BUILD/.lock" "nvmeof: a make kunit is using $BUILD; waiting for it"
-fi
-guest_build "$BUILD"
-
-# The test kernel's modules (nvme-core, nvme-fabrics, nvmet, brd), as
-# modules_install lays them out, for the guest's modprobe; redone when the
-# kernel changes.
-modroot=$OUT/modroot
-if [ "$(cat "$modroot/.key" 2>/dev/null)" != "$(cat "$KDIR/.mrcore-key")" ]; then
-	rm -rf "$modroot"
-	make -s -C "$KDIR" INSTALL_MOD_PATH="$modroot" modules_install \
-		>"$OUT/modules_install.log" 2>&1 ||
-		guest_fail "modules_install failed ($OUT/modules_install.log)"
-	cp "$KDIR/.mrcore-key" "$modroot/.key"
-fi
-"$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$BUILD/src/Module.symvers" nvme ||
-	guest_fail "the NVMe ports did not build"
+ulp_prepare nvmeof MRCORE_NVMEOF_BUILD nvme
 
 # What the guests read (/mrcore-out/config.sh), besides ROLE and TOPOLOGY.
 ulp_config() {

@@ -264,3 +264,30 @@ _ulp_wire() {
 	echo "-netdev stream,id=wire,$3,addr.type=unix,addr.path=$1" \
 		"-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$2"
 }
+
+# ulp_prepare NAME LOCK_ENV PORT: what a real ULP's guests need (make
+# nvmeof, make nfsrdma): the kernel, the modules and the initramfs built
+# into BUILD (make kunit's build locked unless the caller, named by the
+# variable LOCK_ENV, holds it), the test kernel's modules as
+# modules_install lays them out in OUT/modroot (for the guest's modprobe;
+# redone when the kernel changes) and ulp-ports/PORT built into OUT/ports.
+# Sets KDIR, KSRC and modroot.
+ulp_prepare() {
+	guest_kdir
+	guest_unbuilt "the test kernel is not built yet: building it now (once, cached in $KDIR)"
+	if [ "$BUILD" != "$OUT" ] && [ -z "${!2:-}" ]; then
+		# make kunit's build: not while a make kunit uses it.
+		guest_lock "$BUILD/.lock" "$1: a make kunit is using $BUILD; waiting for it"
+	fi
+	guest_build "$BUILD"
+	modroot=$OUT/modroot
+	if [ "$(cat "$modroot/.key" 2>/dev/null)" != "$(cat "$KDIR/.mrcore-key")" ]; then
+		rm -rf "$modroot"
+		make -s -C "$KDIR" INSTALL_MOD_PATH="$modroot" modules_install \
+			>"$OUT/modules_install.log" 2>&1 ||
+			guest_fail "modules_install failed ($OUT/modules_install.log)"
+		cp "$KDIR/.mrcore-key" "$modroot/.key"
+	fi
+	"$TOP/scripts/ulp-ports.sh" "$OUT/ports" "$BUILD/src/Module.symvers" "$3" ||
+		guest_fail "the $3 port did not build"
+}

@@ -244,3 +244,14 @@ kmemleak_clear() {
 		echo clear >/sys/kernel/debug/kmemleak
 	fi
 }
+
+# setup_one: one guest's devices, a veth pair per kind of DEVICES.
+setup_one() {
+	local kind
+	for kind in $DEVICES; do
+		case $kind in
+		siw) setup_pair siw vsiw0 vsiw1 192.0.2.1 192.0.2.2 ;;
+		rxe) setup_pair rxe vrxe0 vrxe1 198.51.100.1 198.51.100.2 ;;
+		esac || error "$kind setup failed"
+	done
+}
