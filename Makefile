@@ -29,6 +29,8 @@
 #   make nfsrdma              real NFS over RDMA: rpcrdma (client and server),
 #                             stock and converted (ulp-ports/nfs/), the kernel
 #                             NFS server and client with Debian's nfs-utils
+#   make nfsrdma-ab           fio IOPS on an NFS/RDMA mount, stock against
+#                             converted, with an A/A pair, on the bench kernel
 #   make test-kernel          build (or reuse) the cached test kernel
 
 SHELL := /bin/bash
@@ -48,7 +50,7 @@ endif
 .PHONY: all modules clean check mirror kunit kunit-2host test-kernel demo bench \
 	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
 	bench-vs-rw mutants install install-dev install-dkms kcsan operating \
-	nvmeof nvmeof-ab nfsrdma
+	nvmeof nvmeof-ab nfsrdma nfsrdma-ab
 
 all: modules
 
@@ -137,6 +139,9 @@ nvmeof-ab:
 
 nfsrdma:
 	@scripts/nfsrdma.sh
+
+nfsrdma-ab:
+	@scripts/nfsrdma.sh --ab
 
 operating:
 	@scripts/operating.sh

@@ -25,6 +25,8 @@
 # a verifying fio job: the server restarted (one guest), the link down past
 # the RPC retransmit timeout (two guests).
 #
+# With AB=1 (make nfsrdma-ab) it runs the A/B instead (ab_run, below).
+#
 # Then every module goes, kmemleak scans, and the guest powers off.  Each
 # step writes one JSON line to /mrcore-out/results.jsonl, judged with the
 # console by scripts/nvmeof-report.py --ulp nfsrdma.  rpcrdma is one module
@@ -116,7 +118,7 @@ server_down() { # variant
 }
 
 client_mount() { # version kind
-	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT${MOUNT_OPTS:-}" path=/
+	local opts="vers=$1,proto=rdma,port=$NFS_RDMA_PORT${MOUNT_EXTRA:-}${MOUNT_OPTS:-}" path=/
 	[ "$1" = 3 ] && opts="$opts,nolock" path=$EXPORT
 	[ "$TOPOLOGY" = two ] && opts="$opts,clientaddr=$(nfs_addr "$2" 1)"
 	mkdir -p $MNT
@@ -345,6 +347,51 @@ fault_nfs_restart() { # kind
 		ok=$ok why="${why#; }" fio_rc="${rc:-none}" reconnects="${reconn:-0}"
 }
 
+# A/B (make nfsrdma-ab, the bench kernel in icount mode, one kernel): per
+# device, AB_ROUNDS rounds; each round brings up each variant in turn, the
+# order rotated from round to round: stock client and server (A), the same
+# again (A', whose ratio to A is the noise), and both ends converted (one
+# rpcrdma module serves both).  Each variant runs the AB_JOBS fio shapes,
+# time based, O_DIRECT (every I/O an RPC), on a file of AB_MIB written on
+# the export's tmpfs beforehand, so that a read moves data.
+ab_job() { # kind round variant transport rw bs iodepth
+	local name="$5-$6-qd$7" json=$R/ab-$1-r$2-$3-$5-$6-qd$7.json
+	fio --name="$name" --filename="$MNT/ab" --direct=1 \
+		--ioengine=libaio --rw="$5" --bs="$6" --iodepth="$7" \
+		--size="${AB_MIB}M" --time_based --runtime="$AB_SECS" \
+		--ramp_time=1 --norandommap --randrepeat=0 --output-format=json \
+		--output="$json" >/tmp/fio.err 2>&1
+	local rc=$?
+	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	emit kind=ab device="$1" round="$2" variant="$3" client="$4" server="$4" \
+		job="$name" rw="$5" rc=$rc fio_json="$(basename "$json")"
+}
+ab_run() { # kind
+	local variants r i name v j rw bs qd n
+	read -r -a variants <<<"$AB_VARIANTS"
+	n=${#variants[@]}
+	for r in $(seq 1 "$AB_ROUNDS"); do
+		for i in $(seq 0 $((n - 1))); do
+			IFS=: read -r name v <<<"${variants[$(((i + r - 1) % n))]}"
+			log "=== A/B $1 round $r: $name (client and server $v, NFSv$AB_VERSION)"
+			if server_up "$v" "$1" &&
+				dd if=/dev/urandom of=$EXPORT/ab bs=1M count="$AB_MIB" \
+					status=none &&
+				client_mount "$AB_VERSION" "$1"; then
+				for j in $AB_JOBS; do
+					IFS=: read -r rw bs qd <<<"$j"
+					ab_job "$1" "$r" "$name" "$v" "$rw" "$bs" "$qd"
+				done
+			else
+				error "A/B $1 $name: set-up"
+			fi
+			client_umount
+			server_down "$v"
+			unload_mrcore "$1 A/B $name"
+		done
+	done
+}
+
 # The server guest's commands (two guests).
 if [ "${1:-}" = ctl ]; then
 	case "$2" in
@@ -382,6 +429,10 @@ if [ "$ROLE" = server ]; then
 	ctl_serve || error "the control service failed"
 else
 	for kind in $DEVICES; do
+		if [ "${AB:-0}" = 1 ]; then
+			ab_run "$kind"
+			continue
+		fi
 		for p in $PAIRINGS; do
 			c=${p%%/*} s=${p#*/}
 			if [ "$TOPOLOGY" = one ] && [ "$c" != "$s" ]; then

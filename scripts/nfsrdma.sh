@@ -34,12 +34,34 @@
 #                             job: the server restarted (one kernel), the
 #                             link down 30 s past the mount's 10 s
 #                             retransmit timeout (two kernels)
+#   MRCORE_NFSRDMA_MOUNT_OPTS more options of every mount, with a leading
+#                             comma (a planted bug's run, MRCORE_ULP_MUTANT:
+#                             ",soft,timeo=50,retrans=2,retry=0", so that
+#                             RPCs the server keeps refusing fail in about
+#                             30 s instead of retrying forever)
 #   MRCORE_NFSRDMA_BUILD      a build of scripts/guest-build.sh to use, its
 #                             lock held by the caller (make demo's)
+#   MRCORE_NFSRDMA_AB_ROUNDS  --ab: rounds, each variant once per round (3)
+#   MRCORE_NFSRDMA_AB_SECS    --ab: seconds of guest time per fio run (3)
+#   MRCORE_NFSRDMA_AB_JOBS    --ab: the fio shapes, rw:bs:iodepth (default
+#                             4k random read and write at iodepth 1 and
+#                             16, 1m sequential read and write at 4)
+#   MRCORE_NFSRDMA_AB_VERSION --ab: the NFS version (default 3: the data
+#                             path, READ and WRITE with their chunks, is
+#                             the same in 4.2, which adds a grace period
+#                             to each of the run's server starts)
+#   MRCORE_NFSRDMA_AB_VARIANTS --ab: name:transport of each variant, the
+#                             transport of both ends (default "aa:stock
+#                             aa2:stock mrcore:mrcore")
 #   MRCORE_QEMU_TIMEOUT       bound on each guest (default 3600 s)
 #
 # --smoke (make check): siw, both ends converted, one kernel, NFSv4.2,
 # 16 MiB and a tree of 2 MiB, on make kunit's build.
+#
+# --ab (make nfsrdma-ab): fio's IOPS and MB/s on the mount, stock against
+# converted, with an A/A pair (stock twice) for the noise, runs
+# interleaved, on the bench kernel in make bench's icount mode; one
+# kernel, so both ends run the same rpcrdma.
 set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
@@ -52,8 +74,18 @@ if [ "${1:-}" = --smoke ]; then
 	: "${MRCORE_NFSRDMA_TOPOLOGIES:=one}" "${MRCORE_NFSRDMA_VERSIONS:=4.2}"
 	: "${MRCORE_NFSRDMA_MIB:=16}" "${MRCORE_NFSRDMA_TREE_MIB:=2}"
 	: "${MRCORE_NFSRDMA_FAULTS:=0}"
+elif [ "${1:-}" = --ab ]; then
+	# The bench kernel (no KASAN, kmemleak, lockdep, DMA-API debugging),
+	# one vCPU whose clock advances by the instructions it runs, so that
+	# rates measure the guest's work, not the host's load.
+	OUT=${MRCORE_NFSRDMA_OUT:-$TOP/build/nfsrdma-ab}
+	export MRCORE_KERNEL_FLAVOUR=bench
+	export MRCORE_QEMU_ACCEL=tcg MRCORE_QEMU_SMP=1
+	export MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -icount shift=1,sleep=off"
+	AB=1
+	MRCORE_NFSRDMA_TOPOLOGIES=one MRCORE_NFSRDMA_FAULTS=0
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--smoke]" >&2
+	echo "usage: $0 [--smoke | --ab]" >&2
 	exit 2
 fi
 OUT=${OUT:-${MRCORE_NFSRDMA_OUT:-$TOP/build/nfsrdma}}
@@ -69,12 +101,22 @@ topologies=${MRCORE_NFSRDMA_TOPOLOGIES:-one two}
 versions=${MRCORE_NFSRDMA_VERSIONS:-3 4.2}
 mib=${MRCORE_NFSRDMA_MIB:-64}
 tree_mib=${MRCORE_NFSRDMA_TREE_MIB:-8}
+faults=${MRCORE_NFSRDMA_FAULTS:-1}
 [ $((mib % 16)) -eq 0 ] && [ "$mib" -gt 0 ] ||
 	guest_fail "MRCORE_NFSRDMA_MIB=$mib is not a positive multiple of 16"
 # The four shapes, bs:iodepth:MiB: 1, 1, 6 and 8 16ths of the total.
 u=$((mib / 16))
 jobs="4k:1:$u 4k:16:$u 128k:16:$((6 * u)) 1m:4:$((8 * u))"
 
+if [ -n "${MRCORE_ULP_MUTANT:-}" ]; then
+	# A planted bug (ulp-ports/nfs/mutants/): a run that must fail, on soft
+	# mounts, without the faults and the tree.
+	[ -n "${MRCORE_NFSRDMA_OUT:-}" ] ||
+		guest_fail "MRCORE_ULP_MUTANT needs an MRCORE_NFSRDMA_OUT of its own"
+	: "${MRCORE_NFSRDMA_MOUNT_OPTS=,soft,timeo=50,retrans=2,retry=0}"
+	faults=0 tree_mib=0
+	echo "nfsrdma: planted bug(s) $MRCORE_ULP_MUTANT: this run must fail"
+fi
 ulp_prepare nfsrdma MRCORE_NFSRDMA_BUILD nfs
 
 # What the guests read (/mrcore-out/config.sh), besides ROLE and TOPOLOGY.
@@ -88,13 +130,26 @@ PAIRINGS='$pairings'
 VERSIONS='$versions'
 JOBS='$jobs'
 TREE_MIB=$tree_mib
-FAULTS=${MRCORE_NFSRDMA_FAULTS:-1}
+FAULTS=$faults
+MOUNT_EXTRA='${MRCORE_NFSRDMA_MOUNT_OPTS:-}'
+AB=${AB:-0}
+AB_ROUNDS=${MRCORE_NFSRDMA_AB_ROUNDS:-3}
+AB_SECS=${MRCORE_NFSRDMA_AB_SECS:-3}
+AB_MIB=64
+AB_JOBS='${MRCORE_NFSRDMA_AB_JOBS:-randread:4k:1 randwrite:4k:1 randread:4k:16 randwrite:4k:16 read:1m:4 write:1m:4}'
+AB_VERSION=${MRCORE_NFSRDMA_AB_VERSION:-3}
+AB_VARIANTS='${MRCORE_NFSRDMA_AB_VARIANTS:-aa:stock aa2:stock mrcore:mrcore}'
 CFG
 }
 rcs=()
 echo "nfsrdma: guests on the host's root (read-only, under a tmpfs overlay), QEMU TCG;"
-echo "nfsrdma: devices $devices; pairings (client/server) $pairings; NFS $versions;"
-echo "nfsrdma: $mib MiB by fio and a tree of $tree_mib MiB verified per device, pairing and version"
+if [ "${AB:-0}" = 1 ]; then
+	echo "nfsrdma: A/B on $devices, icount mode, one vCPU: stock, stock again (A/A),"
+	echo "nfsrdma: converted both ends; ${MRCORE_NFSRDMA_AB_ROUNDS:-3} rounds"
+else
+	echo "nfsrdma: devices $devices; pairings (client/server) $pairings; NFS $versions;"
+	echo "nfsrdma: $mib MiB by fio and a tree of $tree_mib MiB verified per device, pairing and version"
+fi
 ulp_topologies "$TOP/scripts/nfsrdma-guest.sh" client server $topologies
 echo "nfsrdma: total $(($(date +%s) - start)) s"
-exec python3 "$TOP/scripts/nvmeof-report.py" --ulp nfsrdma "$OUT" "${rcs[@]}"
+ulp_report --ulp nfsrdma "$OUT" "${rcs[@]}"

@@ -30,6 +30,9 @@ import guestlib  # noqa: E402
 
 ULP = 'nvmeof'
 ENDS = ('host', 'target')
+# The A/B's converted variants, each against stock on both ends (A): the
+# NVMe ends one at a time; rpcrdma is one module, so NFS converts both.
+CONVERTED = ('host', 'target')
 
 
 def run_row(r):
@@ -88,9 +91,9 @@ def fio_run(share, r):
 
 
 def ab_run(share, r):
-    """One time-based fio run of make nvmeof-ab."""
-    row = {k: r[k] for k in ('device', 'round', 'variant', 'host', 'target',
-                             'job', 'rw', 'rc')}
+    """One time-based fio run of make nvmeof-ab or nfsrdma-ab."""
+    row = {k: r[k] for k in ('device', 'round', 'variant') + ENDS +
+           ('job', 'rw', 'rc')}
     row['iops'] = row['mb_per_s'] = 0.0
     try:
         with open(os.path.join(share, r['fio_json'])) as f:
@@ -134,12 +137,12 @@ def ab_table(runs, problems):
                      by['aa'][k]['iops'] > 0]
         row = {'device': dev, 'job': job, 'rounds': len(by.get('aa', {})),
                'iops': med, 'mb_per_s': mbs}
-        for v in ('aa2', 'host', 'target'):
+        for v in ('aa2',) + CONVERTED:
             row[v + '_ratio'] = round(med.get(v, 0.0) / a, 4) if a else 0.0
         row['aa_low'] = round(min(aa_rounds), 4) if aa_rounds else 0.0
         row['aa_high'] = round(max(aa_rounds), 4) if aa_rounds else 0.0
         low = min(1.0, row['aa_low'], row['aa2_ratio'])
-        for v in ('host', 'target'):
+        for v in CONVERTED:
             row[v + '_ok'] = bool(a) and row[v + '_ratio'] >= low
             if not row[v + '_ok']:
                 problems.append('A/B %s %s: converted %s at %.3f of stock, '
@@ -164,10 +167,11 @@ def ab_plot(rows, path):
     for ax, dev in zip(axes[:, 0], devs):
         sel = [r for r in rows if r['device'] == dev]
         x = range(len(sel))
-        ax.bar([i - 0.2 for i in x], [r['host_ratio'] for r in sel], 0.4,
-               label='converted host / stock')
-        ax.bar([i + 0.2 for i in x], [r['target_ratio'] for r in sel], 0.4,
-               label='converted target / stock')
+        w = 0.8 / len(CONVERTED)
+        for j, v in enumerate(CONVERTED):
+            ax.bar([i - 0.4 + w * (j + 0.5) for i in x],
+                   [r[v + '_ratio'] for r in sel], w,
+                   label='converted %s / stock' % v)
         for i, r in zip(x, sel):
             ax.plot([i - 0.45, i + 0.45], [r['aa_low']] * 2, 'k:', lw=1)
             ax.plot([i - 0.45, i + 0.45], [r['aa_high']] * 2, 'k:', lw=1)
@@ -175,10 +179,9 @@ def ab_plot(rows, path):
         ax.set_xticks(list(x))
         ax.set_xticklabels([r['job'] for r in sel], rotation=20, fontsize=8)
         ax.set_ylabel('IOPS ratio')
-        ax.set_title('%s: fio on NVMe/RDMA, icount mode (dotted: A/A spread)'
-                     % dev)
-        lo = min([r['host_ratio'] for r in sel] +
-                 [r['target_ratio'] for r in sel] +
+        ax.set_title('%s: fio on %s, icount mode (dotted: A/A spread)'
+                     % (dev, 'NFS/RDMA' if ULP == 'nfsrdma' else 'NVMe/RDMA'))
+        lo = min([r[v + '_ratio'] for r in sel for v in CONVERTED] +
                  [r['aa_low'] for r in sel] + [1.0])
         ax.set_ylim(max(0.0, lo - 0.1), None)
         ax.legend(fontsize=8, loc='lower right')
@@ -256,12 +259,14 @@ def guest(out, name, qemu_rc, problems, tally):
 
 
 def main():
-    global ULP, ENDS
+    global ULP, ENDS, CONVERTED
     args = sys.argv[1:]
     if args[:1] == ['--ulp']:
         ULP, args = args[1], args[2:]
         ENDS = {'nvmeof': ('host', 'target'),
                 'nfsrdma': ('client', 'server')}[ULP]
+        CONVERTED = {'nvmeof': ('host', 'target'),
+                     'nfsrdma': ('mrcore',)}[ULP]
     out = args[0]
     problems = []
     tally = {'runs': [], 'counters': [], 'faults': [], 'security': [],
@@ -317,23 +322,24 @@ def main():
                   'ok' if s['ok'] == 1 else 'FAILED',
                   (': ' + s['why']) if s.get('why') else ''))
     if ab:
-        print('A/B: median IOPS of %d rounds; ratio to stock host and target '
-              '(A); A/A: A\'/A and its per-round spread' % ab[0]['rounds'])
-        print('%-4s %-16s %9s %9s %9s %7s %7s %7s %13s' % (
+        print('A/B: median IOPS of %d rounds; ratio of each converted variant '
+              '(%s) to stock (A); A/A: A\'/A and its per-round spread' % (
+                  ab[0]['rounds'], ', '.join(CONVERTED)))
+        print('%-4s %-16s %9s %9s %9s %7s %s %13s' % (
             'dev', 'job', 'IOPS A', 'MB/s A', 'IOPS A\'', 'A\'/A',
-            'host', 'target', 'A/A spread'))
+            ' '.join('%7s' % v for v in CONVERTED), 'A/A spread'))
         for r in ab:
-            print('%-4s %-16s %9.1f %9.2f %9.1f %7.3f %7.3f %7.3f '
-                  '%6.3f-%6.3f%s' % (
-                      r['device'], r['job'], r['iops'].get('aa', 0),
-                      r['mb_per_s'].get('aa', 0), r['iops'].get('aa2', 0),
-                      r['aa2_ratio'], r['host_ratio'], r['target_ratio'],
-                      r['aa_low'], r['aa_high'],
-                      '' if r['host_ok'] and r['target_ok'] else '  BELOW'))
+            ok = all(r[v + '_ok'] for v in CONVERTED)
+            print('%-4s %-16s %9.1f %9.2f %9.1f %7.3f %s %6.3f-%6.3f%s' % (
+                r['device'], r['job'], r['iops'].get('aa', 0),
+                r['mb_per_s'].get('aa', 0), r['iops'].get('aa2', 0),
+                r['aa2_ratio'],
+                ' '.join('%7.3f' % r[v + '_ratio'] for v in CONVERTED),
+                r['aa_low'], r['aa_high'], '' if ok else '  BELOW'))
         if ab_plot(ab, os.path.join(out, 'ab.png')):
             print('%s: plot in %s' % (ULP, os.path.join(out, 'ab.png')))
-        passed += sum(r['host_ok'] + r['target_ok'] for r in ab)
-        failed += sum((not r['host_ok']) + (not r['target_ok']) for r in ab)
+        passed += sum(r[v + '_ok'] for r in ab for v in CONVERTED)
+        failed += sum(not r[v + '_ok'] for r in ab for v in CONVERTED)
     total = sum(r['bytes_verified'] for r in runs)
     print('%s: %.1f MiB written and verified in %d jobs; results in %s'
           % (ULP, total / 2**20, len(runs), os.path.join(out, 'results.json')))

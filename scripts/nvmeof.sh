@@ -154,10 +154,4 @@ else
 fi
 ulp_topologies "$TOP/scripts/nvmeof-guest.sh" host target $topologies
 echo "nvmeof: total $(($(date +%s) - start)) s"
-# Debian's python3-matplotlib (the A/B plot) is in the system
-# interpreter's path; a python3 found first on PATH may not see it.
-py=python3
-if ! python3 -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ]; then
-	py=/usr/bin/python3
-fi
-exec "$py" "$TOP/scripts/nvmeof-report.py" "$OUT" "${rcs[@]}"
+ulp_report "$OUT" "${rcs[@]}"

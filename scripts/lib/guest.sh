@@ -265,6 +265,17 @@ _ulp_wire() {
 		"-device virtio-net-pci,netdev=wire,mac=52:54:00:00:00:0$2"
 }
 
+# ulp_report ARGS...: the verdict, scripts/nvmeof-report.py ARGS, run by
+# the system python3 when the first on PATH cannot import Debian's
+# python3-matplotlib (the A/B plot).
+ulp_report() {
+	local py=python3
+	if ! python3 -c 'import matplotlib' 2>/dev/null && [ -x /usr/bin/python3 ]; then
+		py=/usr/bin/python3
+	fi
+	exec "$py" "$TOP/scripts/nvmeof-report.py" "$@"
+}
+
 # ulp_prepare NAME LOCK_ENV PORT: what a real ULP's guests need (make
 # nvmeof, make nfsrdma): the kernel, the modules and the initramfs built
 # into BUILD (make kunit's build locked unless the caller, named by the
