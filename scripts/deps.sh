@@ -26,6 +26,8 @@ pkgs=(
 	nfs-kernel-server nfs-common rpcbind
 	# make kunit-2host: the capture of the wire between the guests
 	tcpdump
+	# make nvmeof-ab and nfsrdma-ab with AB_PROFILE=1: perf in the guest
+	linux-perf
 	# packaging
 	dkms openssl
 	# documentation (make docs)

@@ -8,12 +8,22 @@
 #   scripts/mutants.sh [--all] [--no-baseline] [MUTANT...]
 #   scripts/mutants.sh --check [MUTANT...]
 #
-#   MUTANT          a patch name or its prefix (03, 03-multiread); default all
+#   MUTANT          a patch name or its prefix (03, 03-multiread; with
+#                   --check also a ULP port's: nvme/host, host-rkey);
+#                   default all
 #   --all           run every layer and every mirror test on each mutant and
 #                   list all that catch it (default: stop at the first
 #                   failing test and skip the layers after a catching one)
 #   --no-baseline   skip the run of every layer on the unmutated tree
-#   --check         only check that every patch applies (no build)
+#   --check         only check that every patch applies (no build):
+#                   mirror/mutants/ to the working tree, and each
+#                   ulp-ports/<port>/mutants/NAME.patch alone on top of
+#                   the port's patches (scripts/ulp-ports.sh --patch-only
+#                   into build/mutants/ulp, on the linux-source-6.12 that
+#                   scripts/test-kernel.sh extracted: an error if it is
+#                   not).  One line per mutant, one per directory
+#                   ("mutants DIR: N patches, M do not apply"), then
+#                   "mutants: N patches, M do not apply" for all.
 #
 # The patches are applied one at a time to a scratch copy of the working
 # tree's sources (build/mutants/tree), never to the working tree.  Before each
@@ -36,7 +46,9 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MUT=$TOP/mirror/mutants
+ULP=$TOP/ulp-ports
 B=$TOP/build/mutants
+UB=$B/ulp
 T=$B/tree
 MB=$B/mirror
 FB=$B/fuzz
@@ -61,20 +73,36 @@ for a in "$@"; do
 	esac
 done
 
+# selected NAME...: does a MUTANT argument (or their absence) select one?
+selected() {
+	local s n
+	[ ${#sel[@]} = 0 ] && return 0
+	for s in "${sel[@]}"; do
+		for n in "$@"; do
+			[[ $n == "$s"* ]] && return 0
+		done
+	done
+	return 1
+}
+
 patches=()
 for p in "$MUT"/*.patch; do
-	n=$(basename "$p" .patch)
-	if [ ${#sel[@]} -gt 0 ]; then
-		keep=0
-		for s in "${sel[@]}"; do
-			[[ $n == "$s"* ]] && keep=1
-		done
-		[ $keep = 1 ] || continue
-	fi
-	patches+=("$p")
+	selected "$(basename "$p" .patch)" && patches+=("$p")
 done
-if [ ${#patches[@]} = 0 ]; then
-	echo "mutants: no patch in $MUT matches ${sel[*]:-anything}" >&2
+# --check: the ULP ports' planted bugs too, as PORT/NAME.
+ulp_mutants=()
+if [ $check_only = 1 ]; then
+	for p in "$ULP"/*/mutants/*.patch; do
+		[ -e "$p" ] || continue
+		n=$(basename "$p" .patch)
+		port=$(basename "$(dirname "$(dirname "$p")")")
+		selected "$port/$n" "$n" && ulp_mutants+=("$port/$n")
+	done
+fi
+if [ $((${#patches[@]} + ${#ulp_mutants[@]})) = 0 ]; then
+	where=${MUT#"$TOP"/}
+	[ $check_only = 1 ] && where+=" or ulp-ports/*/mutants"
+	echo "mutants: no patch in $where matches ${sel[*]:-anything}" >&2
 	exit 2
 fi
 
@@ -113,20 +141,62 @@ describe() {
 	sed -n 's/^Models: //p' "$1" | head -n1
 }
 
+# ulp_stage PORT [MUTANT]: the port's files from the kernel source, its
+# patches and MUTANT applied (strictly), in $UB/PORT; the output in
+# $LOGS/PORT[-MUTANT].patch.log.
+ulp_stage() {
+	MRCORE_ULP_ROOT=$ULP MRCORE_ULP_MUTANT=${2:-} \
+		"$TOP/scripts/ulp-ports.sh" --patch-only "$UB" "$1" \
+		>"$LOGS/$1${2:+-$2}.patch.log" 2>&1
+}
+
 if [ $check_only = 1 ]; then
-	bad=0
-	for p in "${patches[@]}"; do
-		n=$(basename "$p" .patch)
-		if applies "$TOP" "$p" "$LOGS/$n.patch.log"; then
-			echo "mutant $n: applies ($(describe "$p"))"
+	total=0 bad_all=0
+	if [ ${#patches[@]} -gt 0 ] || [ ${#sel[@]} = 0 ]; then
+		bad=0
+		for p in "${patches[@]}"; do
+			n=$(basename "$p" .patch)
+			if applies "$TOP" "$p" "$LOGS/$n.patch.log"; then
+				echo "mutant $n: applies ($(describe "$p"))"
+			else
+				echo "mutant $n: ERROR: patch does not apply:"
+				sed 's/^/    /' "$LOGS/$n.patch.log"
+				bad=$((bad + 1))
+			fi
+		done
+		echo "mutants mirror/mutants: ${#patches[@]} patches, $bad do not apply"
+		total=$((total + ${#patches[@]})) bad_all=$((bad_all + bad))
+	fi
+	# Per port: its own patches first (a failure there, or the kernel
+	# source not extracted, is reported once), then each mutant alone.
+	for d in "$ULP"/*/mutants/; do
+		port=$(basename "$(dirname "$d")")
+		muts=()
+		for m in "${ulp_mutants[@]}"; do
+			[ "${m%%/*}" = "$port" ] && muts+=("${m#*/}")
+		done
+		[ ${#muts[@]} -gt 0 ] || continue
+		bad=0
+		if ! ulp_stage "$port"; then
+			echo "mutants ulp-ports/$port: ERROR: the port's own patches cannot be staged:"
+			sed 's/^/    /' "$LOGS/$port.patch.log"
+			bad=${#muts[@]}
 		else
-			echo "mutant $n: ERROR: patch does not apply:"
-			sed 's/^/    /' "$LOGS/$n.patch.log"
-			bad=$((bad + 1))
+			for n in "${muts[@]}"; do
+				if ulp_stage "$port" "$n"; then
+					echo "mutant $port/$n: applies on top of ulp-ports/$port/*.patch"
+				else
+					echo "mutant $port/$n: ERROR: patch does not apply:"
+					sed 's/^/    /' "$LOGS/$port-$n.patch.log"
+					bad=$((bad + 1))
+				fi
+			done
 		fi
+		echo "mutants ulp-ports/$port/mutants: ${#muts[@]} patches, $bad do not apply"
+		total=$((total + ${#muts[@]})) bad_all=$((bad_all + bad))
 	done
-	echo "mutants: ${#patches[@]} patches, $bad do not apply"
-	[ $bad = 0 ]
+	echo "mutants: $total patches, $bad_all do not apply"
+	[ $bad_all = 0 ]
 	exit
 fi
 

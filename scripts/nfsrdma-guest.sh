@@ -23,7 +23,8 @@
 #
 # Then, per device kind, on the converted ends (FAULTS=1), a fault during
 # a verifying fio job: the server restarted (one guest), the link down past
-# the RPC retransmit timeout (two guests).
+# the RPC retransmit timeout (two guests); and in one guest, for each
+# variant of SECURITY, an attacker on the client's PD (security_keys).
 #
 # With AB=1 (make nfsrdma-ab) it runs the A/B instead (ab_run, below).
 #
@@ -63,6 +64,7 @@ use_kind() { # kind: the only RDMA device on eth0 (two guests)
 }
 
 load_rpcrdma() { # variant
+	local v
 	if [ -e /sys/module/rpcrdma_"$1" ]; then
 		return 0
 	fi
@@ -91,7 +93,8 @@ server_up() { # variant kind
 	mountpoint -q $EXPORT || mount -t tmpfs -o size=1g tmpfs $EXPORT
 	# fsid=0: the export is NFSv4's root too (the guest's / is an overlay,
 	# which cannot be the pseudo root mountd would build above it).
-	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
+	# EXPORT_OPTS: more options, with a leading comma (security_keys).
+	echo "$EXPORT *(rw,no_root_squash,insecure,no_subtree_check,fsid=0${EXPORT_OPTS:-})" >/etc/exports
 	pgrep -x rpcbind >/dev/null || rpcbind -w || { error "rpcbind"; return 1; }
 	exportfs -ra || { error "exportfs"; return 1; }
 	pgrep -x rpc.mountd >/dev/null || rpc.mountd ||
@@ -347,6 +350,75 @@ fault_nfs_restart() { # kind
 		ok=$ok why="${why#; }" fio_rc="${rc:-none}" reconnects="${reconn:-0}"
 }
 
+# An attacker on another connection of the NFS client's PD while fio runs
+# (one kernel, both ends on rpcrdma VARIANT: ulp-ports/nfs/key_attack.c
+# learns each key as the server parses the RPC's chunk lists and sees the
+# client complete the RPC).  NFSv3: a READ's data then comes in a Write
+# chunk (NFSv4.2's READ_PLUS replies through a Reply chunk).  The export
+# is an ext4 on a null_blk device that completes every I/O 200 ms late,
+# exported sync and without readahead, so that an RPC stays in flight: a
+# client WRITE (O_DIRECT, one FILE_SYNC RPC) waits for the device, and a
+# READ too, the module dropping the server's cached pages of fio's file
+# while it awaits one.  Per sample the access the key is for must be
+# served while the RPC is in flight and refused right after the client
+# completed it.  Rights, while in flight: a remote WRITE through a client
+# WRITE's key (REMOTE_READ only, stock and converted) must be refused; a
+# remote READ through a client READ's key (REMOTE_WRITE only) must be
+# refused on rxe, and is served on siw, which answers a READ through any
+# live key (core/quirks.c; Documentation/design.rst, "siw: READs through
+# any key"): that driver defect is asserted there, not skipped.  fio
+# verifies every byte meanwhile (the attacker's WRITEs put back what they
+# read, or land in a READ's buffer before the server's data do).
+security_keys() { # kind variant
+	local ok=1 why= sum n=${SEC_SAMPLES:-4} runs fails expect
+	local f_samples f_live f_dead f_wt f_ws f_rt f_rs
+	log "=== security: $1: an attacker on the PD of the $2 client (NFSv3)"
+	expect=refused
+	[ "$1" = siw ] && expect=served
+	modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 \
+		irqmode=2 completion_nsec=200000000 ||
+		{ ok=0; why="modprobe null_blk"; }
+	# No readahead: a READ brings in its own pages only, from the device.
+	[ $ok = 1 ] && { echo 0 >/sys/block/nullb0/queue/read_ahead_kb &&
+		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/nullb0 &&
+		mkdir -p $EXPORT && mount -t ext4 /dev/nullb0 $EXPORT ||
+		{ ok=0; why="ext4 on null_blk"; }; }
+	[ $ok = 1 ] && { EXPORT_OPTS=,sync server_up "$2" "$1" || { ok=0; why="server"; }; }
+	[ $ok = 1 ] && { client_mount 3 "$1" || { ok=0; why="mount"; }; }
+	# The attacker's connections come from the e2e harness, on the core.
+	[ $ok = 1 ] && { load_mrcore && insmod "$HARNESS_KO" || { ok=0; why="harness"; }; }
+	if [ $ok = 1 ]; then
+		# fio's file: $EXPORT/sec on the server (the module drops its
+		# pages there).
+		sec_attack "$1" "$2" "$MNT/sec" 1 "$PORTS/nfs/nfs_key_attack.ko" \
+			rpcrdma="rpcrdma_$2" server_file="$EXPORT/sec"
+		f_wt=$(sec_field rights_write_tries) f_ws=$(sec_field rights_write_served)
+		f_rt=$(sec_field rights_read_tries) f_rs=$(sec_field rights_read_served)
+		[ "$f_wt" = "$n" ] && [ "$f_ws" = 0 ] ||
+			{ ok=0; why="$why; a client WRITE's key took a remote WRITE $f_ws of $f_wt times"; }
+		if [ $expect = served ]; then
+			log "security: $1: siw answers a remote READ through any live key, whatever it grants (core/quirks.c; Documentation/design.rst, \"siw: READs through any key\"): a client READ's key serves the attacker's READ there, asserted"
+			[ "$f_rt" = "$n" ] && [ "$f_rs" = "$n" ] ||
+				{ ok=0; why="$why; siw: a remote READ with a client READ's key served $f_rs of $f_rt times, not every time (the driver's defect)"; }
+		else
+			[ "$f_rt" = "$n" ] && [ "$f_rs" = 0 ] ||
+				{ ok=0; why="$why; a client READ's key took a remote READ $f_rs of $f_rt times"; }
+		fi
+	fi
+	[ -e /sys/module/mrcore_harness ] && rmmod mrcore_harness
+	client_umount
+	server_down "$2"
+	[ -e /sys/module/null_blk ] && { rmmod null_blk || error "rmmod null_blk"; }
+	unload_mrcore "$1 security, $2 client and server"
+	emit kind=security device="$1" topology="$TOPOLOGY" client="$2" server="$2" \
+		version=3 ok=$ok why="${why#; }" samples="${f_samples:-0}" \
+		live_served="${f_live:-0}" dead_refused="${f_dead:-0}" \
+		rights_write_tries="${f_wt:-0}" rights_write_served="${f_ws:-0}" \
+		rights_read_tries="${f_rt:-0}" rights_read_served="${f_rs:-0}" \
+		rights_read_expect=$expect fio_runs="${runs:-0}" \
+		fio_failed="${fails:-0}" log="security-$1-$2.log"
+}
+
 # A/B (make nfsrdma-ab, the bench kernel in icount mode, one kernel): per
 # device, AB_ROUNDS rounds; each round brings up each variant in turn, the
 # order rotated from round to round: stock client and server (A), the same
@@ -355,38 +427,36 @@ fault_nfs_restart() { # kind
 # time based, O_DIRECT (every I/O an RPC), on a file of AB_MIB written on
 # the export's tmpfs beforehand, so that a read moves data.
 ab_job() { # kind round variant transport rw bs iodepth
-	local name="$5-$6-qd$7" json=$R/ab-$1-r$2-$3-$5-$6-qd$7.json
-	fio --name="$name" --filename="$MNT/ab" --direct=1 \
+	local name="$5-$6-qd$7" json=$R/ab-$1-r$2-$3-$5-$6-qd$7.json rc
+	ab_fio "$json" --name="$name" --filename="$MNT/ab" --direct=1 \
 		--ioengine=libaio --rw="$5" --bs="$6" --iodepth="$7" \
-		--size="${AB_MIB}M" --time_based --runtime="$AB_SECS" \
-		--ramp_time=1 --norandommap --randrepeat=0 --output-format=json \
-		--output="$json" >/tmp/fio.err 2>&1
-	local rc=$?
-	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+		--size="${AB_MIB}M"
+	rc=$?
 	emit kind=ab device="$1" round="$2" variant="$3" client="$4" server="$4" \
 		job="$name" rw="$5" rc=$rc fio_json="$(basename "$json")"
 }
 ab_run() { # kind
-	local variants r i name v j rw bs qd n
+	local variants r i name t j rw bs qd n
 	read -r -a variants <<<"$AB_VARIANTS"
 	n=${#variants[@]}
 	for r in $(seq 1 "$AB_ROUNDS"); do
 		for i in $(seq 0 $((n - 1))); do
-			IFS=: read -r name v <<<"${variants[$(((i + r - 1) % n))]}"
-			log "=== A/B $1 round $r: $name (client and server $v, NFSv$AB_VERSION)"
-			if server_up "$v" "$1" &&
+			IFS=: read -r name t <<<"${variants[$(((i + r - 1) % n))]}"
+			log "=== A/B $1 round $r: $name (client and server $t, NFSv$AB_VERSION)"
+			if server_up "$t" "$1" &&
 				dd if=/dev/urandom of=$EXPORT/ab bs=1M count="$AB_MIB" \
 					status=none &&
 				client_mount "$AB_VERSION" "$1"; then
 				for j in $AB_JOBS; do
 					IFS=: read -r rw bs qd <<<"$j"
-					ab_job "$1" "$r" "$name" "$v" "$rw" "$bs" "$qd"
+					ab_job "$1" "$r" "$name" "$t" "$rw" "$bs" "$qd"
 				done
 			else
 				error "A/B $1 $name: set-up"
 			fi
+			[ "${AB_PROFILE:-0}" = 1 ] && ab_counts "$1 round $r $name"
 			client_umount
-			server_down "$v"
+			server_down "$t"
 			unload_mrcore "$1 A/B $name"
 		done
 	done
@@ -445,6 +515,11 @@ else
 		1one) fault_nfs_restart "$kind" ;;
 		1two) fault_nfs_link "$kind" ;;
 		esac
+		if [ "$TOPOLOGY" = one ]; then
+			for c in ${SECURITY:-}; do
+				security_keys "$kind" "$c"
+			done
+		fi
 	done
 	[ "$ROLE" = client ] && { ctl finish || error "server guest: finish"; }
 fi

@@ -34,6 +34,15 @@
 #                             job: the server restarted (one kernel), the
 #                             link down 30 s past the mount's 10 s
 #                             retransmit timeout (two kernels)
+#   MRCORE_NFSRDMA_SECURITY   rpcrdma variants attacked, one kernel (client
+#                             and server on it), per device, after the
+#                             faults (default "stock mrcore"; "" for none):
+#                             an attacker on another connection of the
+#                             client's PD tries the keys of NFSv3 RPCs in
+#                             flight and just completed, the export an
+#                             ext4 on a slow null_blk
+#                             (ulp-ports/nfs/key_attack.c)
+#   MRCORE_NFSRDMA_SEC_SAMPLES samples per direction of each attack (4)
 #   MRCORE_NFSRDMA_MOUNT_OPTS more options of every mount, with a leading
 #                             comma (a planted bug's run, MRCORE_ULP_MUTANT:
 #                             ",soft,timeo=50,retrans=2,retry=0", so that
@@ -53,10 +62,17 @@
 #   MRCORE_NFSRDMA_AB_VARIANTS --ab: name:transport of each variant, the
 #                             transport of both ends (default "aa:stock
 #                             aa2:stock mrcore:mrcore")
+#   MRCORE_NFSRDMA_AB_PROFILE --ab: 1 samples each fio run with perf
+#                             (cpu-clock, the guest's clock: its
+#                             instructions in icount mode) into
+#                             ab-*.perf.txt; such a run's figures are not
+#                             the A/B's
 #   MRCORE_QEMU_TIMEOUT       bound on each guest (default 3600 s)
 #
 # --smoke (make check): siw, both ends converted, one kernel, NFSv4.2,
-# 16 MiB and a tree of 2 MiB, on make kunit's build.
+# 16 MiB and a tree of 2 MiB, the attacker on the converted client's PD
+# (2 samples per direction), on make kunit's build (or on
+# MRCORE_NFSRDMA_BUILD's: make check's, beside a running make kunit).
 #
 # --ab (make nfsrdma-ab): fio's IOPS and MB/s on the mount, stock against
 # converted, with an A/A pair (stock twice) for the noise, runs
@@ -68,12 +84,13 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 if [ "${1:-}" = --smoke ]; then
 	OUT=${MRCORE_NFSRDMA_OUT:-$TOP/build/nfsrdma-smoke}
-	BUILD=$TOP/build/kunit
+	BUILD=${MRCORE_NFSRDMA_BUILD:-$TOP/build/kunit}
 	export MRCORE_GUEST_SAMPLE=1
 	: "${MRCORE_NFSRDMA_DEVICES:=siw}" "${MRCORE_NFSRDMA_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NFSRDMA_TOPOLOGIES:=one}" "${MRCORE_NFSRDMA_VERSIONS:=4.2}"
 	: "${MRCORE_NFSRDMA_MIB:=16}" "${MRCORE_NFSRDMA_TREE_MIB:=2}"
-	: "${MRCORE_NFSRDMA_FAULTS:=0}"
+	: "${MRCORE_NFSRDMA_FAULTS:=0}" "${MRCORE_NFSRDMA_SECURITY=mrcore}"
+	: "${MRCORE_NFSRDMA_SEC_SAMPLES:=2}"
 elif [ "${1:-}" = --ab ]; then
 	# The bench kernel (no KASAN, kmemleak, lockdep, DMA-API debugging),
 	# one vCPU whose clock advances by the instructions it runs, so that
@@ -102,6 +119,7 @@ versions=${MRCORE_NFSRDMA_VERSIONS:-3 4.2}
 mib=${MRCORE_NFSRDMA_MIB:-64}
 tree_mib=${MRCORE_NFSRDMA_TREE_MIB:-8}
 faults=${MRCORE_NFSRDMA_FAULTS:-1}
+security=${MRCORE_NFSRDMA_SECURITY-stock mrcore}
 [ $((mib % 16)) -eq 0 ] && [ "$mib" -gt 0 ] ||
 	guest_fail "MRCORE_NFSRDMA_MIB=$mib is not a positive multiple of 16"
 # The four shapes, bs:iodepth:MiB: 1, 1, 6 and 8 16ths of the total.
@@ -124,6 +142,7 @@ ulp_config() {
 	cat <<CFG
 MODROOT='$modroot'
 MRCORE_KO='$BUILD/src/rdma_mrcore.ko'
+HARNESS_KO='$BUILD/src/kunit/mrcore_harness.ko'
 PORTS='$OUT/ports'
 DEVICES='$devices'
 PAIRINGS='$pairings'
@@ -131,6 +150,8 @@ VERSIONS='$versions'
 JOBS='$jobs'
 TREE_MIB=$tree_mib
 FAULTS=$faults
+SECURITY='$security'
+SEC_SAMPLES=${MRCORE_NFSRDMA_SEC_SAMPLES:-4}
 MOUNT_EXTRA='${MRCORE_NFSRDMA_MOUNT_OPTS:-}'
 AB=${AB:-0}
 AB_ROUNDS=${MRCORE_NFSRDMA_AB_ROUNDS:-3}
@@ -139,6 +160,7 @@ AB_MIB=64
 AB_JOBS='${MRCORE_NFSRDMA_AB_JOBS:-randread:4k:1 randwrite:4k:1 randread:4k:16 randwrite:4k:16 read:1m:4 write:1m:4}'
 AB_VERSION=${MRCORE_NFSRDMA_AB_VERSION:-3}
 AB_VARIANTS='${MRCORE_NFSRDMA_AB_VARIANTS:-aa:stock aa2:stock mrcore:mrcore}'
+AB_PROFILE=${MRCORE_NFSRDMA_AB_PROFILE:-0}
 CFG
 }
 rcs=()
@@ -149,6 +171,8 @@ if [ "${AB:-0}" = 1 ]; then
 else
 	echo "nfsrdma: devices $devices; pairings (client/server) $pairings; NFS $versions;"
 	echo "nfsrdma: $mib MiB by fio and a tree of $tree_mib MiB verified per device, pairing and version"
+	[ -n "$security" ] &&
+		echo "nfsrdma: one kernel: an attacker on the client's PD, rpcrdma $security"
 fi
 ulp_topologies "$TOP/scripts/nfsrdma-guest.sh" client server $topologies
 echo "nfsrdma: total $(($(date +%s) - start)) s"

@@ -292,8 +292,8 @@ fault_link_down() { # kind
 # meanwhile (the attacker's WRITEs put back what they read, or land in a
 # READ's buffer before the target's data does).
 security_keys() { # kind host
-	local ok=1 why= sum fpid n=${SEC_SAMPLES:-4} runs fails
-	local f_samples f_live f_dead f_rt f_rs f_err
+	local ok=1 why= sum runs fails
+	local f_samples f_live f_dead f_rt f_rs
 	log "=== security: $1: an attacker on the PD of the $2 host"
 	modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 \
 		irqmode=2 completion_nsec=200000000 ||
@@ -303,44 +303,14 @@ security_keys() { # kind host
 	# The attacker's connections come from the e2e harness, on the core.
 	[ $ok = 1 ] && { load_mrcore && insmod "$HARNESS_KO" || { ok=0; why="harness"; }; }
 	if [ $ok = 1 ]; then
-		rm -f /tmp/sec.stop /tmp/sec.rcs /tmp/sec.fio
-		(
-			while [ ! -e /tmp/sec.stop ]; do
-				fio --name=sec --filename="$NSDEV" --direct=1 \
-					--ioengine=libaio --rw=randwrite --bs=16k \
-					--iodepth=4 --size=2M --verify=crc32c \
-					--verify_fatal=1 --do_verify=1 >>/tmp/sec.fio 2>&1
-				echo $? >>/tmp/sec.rcs
-			done
-		) &
-		fpid=$!
-		dmesg -c >/dev/null
-		insmod "$PORTS/nvme/nvme_key_attack.ko" kind="$1" \
-			host_module="nvme_rdma_$2" samples="$n" ||
-			{ ok=0; why="insmod nvme_key_attack"; }
-		touch /tmp/sec.stop
-		wait $fpid
-		dmesg | grep 'nvme_key_attack' >$R/security-$1-$2.log
-		sed 's/^/nvmeof-guest: /' $R/security-$1-$2.log
-		[ -e /sys/module/nvme_key_attack ] && rmmod nvme_key_attack
-		sum=$(grep -o 'summary .*' $R/security-$1-$2.log | tail -1)
-		sec_field() { echo "$sum" | grep -o " $1=[-0-9]*" | cut -d= -f2; }
-		f_samples=$(sec_field samples) f_live=$(sec_field live_served) f_dead=$(sec_field dead_refused)
-		f_rt=$(sec_field rights_tries) f_rs=$(sec_field rights_served) f_err=$(sec_field error)
-		runs=$(awk 'END { print NR }' /tmp/sec.rcs 2>/dev/null)
-		fails=$(awk '$1 != 0 { n++ } END { print n + 0 }' /tmp/sec.rcs 2>/dev/null)
-		[ -s /tmp/sec.fio ] && [ "$fails" != 0 ] && sed 's/^/fio: /' /tmp/sec.fio
-		[ -n "$sum" ] || { ok=0; why="$why; no summary"; }
-		[ "$f_err" = 0 ] || { ok=0; why="$why; attacker error $f_err"; }
-		[ "$f_samples" = $((2 * n)) ] || { ok=0; why="$why; $f_samples samples"; }
-		[ "$f_live" = "$f_samples" ] || { ok=0; why="$why; live key served $f_live times"; }
-		[ "$f_dead" = "$f_samples" ] || { ok=0; why="$why; dead key refused $f_dead times"; }
+		sec_attack "$1" "$2" "$NSDEV" 2 "$PORTS/nvme/nvme_key_attack.ko" \
+			host_module="nvme_rdma_$2"
+		f_rt=$(sec_field rights_tries) f_rs=$(sec_field rights_served)
 		if [ "$2" = mrcore ]; then
 			[ "$f_rs" = 0 ] || { ok=0; why="$why; a host WRITE's key took a remote WRITE $f_rs times"; }
 		else
 			[ "$f_rs" = "$f_rt" ] || { ok=0; why="$why; stock host: remote WRITE with a WRITE's key served $f_rs of $f_rt"; }
 		fi
-		[ "${runs:-0}" -ge 1 ] && [ "$fails" = 0 ] || { ok=0; why="$why; fio: ${fails:-?} of ${runs:-0} runs failed"; }
 	fi
 	[ -e /sys/module/mrcore_harness ] && rmmod mrcore_harness
 	host_down "$2"
@@ -362,38 +332,13 @@ security_keys() { # kind host
 # fio shapes, time based, on the namespace (filled beforehand, so that a
 # read moves data).
 ab_job() { # kind round variant host target rw bs iodepth
-	local name="$6-$7-qd$8" json=$R/ab-$1-r$2-$3-$6-$7-qd$8.json
-	local perf=()
-	# AB_PROFILE=1: where the guest's time goes, sampled on its clock
-	# (in icount mode, its instructions), a symbol table per run.
-	[ "$AB_PROFILE" = 1 ] &&
-		perf=(perf record -q -a -e cpu-clock -F 4999 -o /tmp/perf.data --)
-	"${perf[@]}" fio --name="$name" --filename="$NSDEV" --direct=1 \
+	local name="$6-$7-qd$8" json=$R/ab-$1-r$2-$3-$6-$7-qd$8.json rc
+	ab_fio "$json" --name="$name" --filename="$NSDEV" --direct=1 \
 		--ioengine=libaio --rw="$6" --bs="$7" --iodepth="$8" \
-		--size="${NS_MIB}M" --time_based --runtime="$AB_SECS" \
-		--ramp_time=1 --norandommap --randrepeat=0 --output-format=json \
-		--output="$json" >/tmp/fio.err 2>&1
-	local rc=$?
-	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
-	if [ "$AB_PROFILE" = 1 ]; then
-		perf report -q -i /tmp/perf.data --stdio --sort sym \
-			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
-		rm -f /tmp/perf.data
-	fi
+		--size="${NS_MIB}M"
+	rc=$?
 	emit kind=ab device="$1" round="$2" variant="$3" host="$4" target="$5" \
 		job="$name" rw="$6" rc=$rc fio_json="$(basename "$json")"
-}
-# The devices' packet and WR counts and the core's, so far (a profile's
-# run): what a variant's I/Os cost besides CPU time.
-ab_counts() { # label
-	local d
-	for d in $(rdma link show | awk '{ print $2 }'); do
-		log "counts $1: $(rdma statistic show 2>/dev/null | grep "^link $d ")"
-	done
-	for d in /sys/kernel/debug/rdma_mrcore/devices/*/counters; do
-		[ -e "$d" ] && log "counts $1: mrcore $(basename "$(dirname "$d")") $(tr '\n' ' ' <"$d")"
-	done
-	return 0
 }
 ab_run() { # kind
 	local variants

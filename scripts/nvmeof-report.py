@@ -14,10 +14,13 @@ nfsrdma run also has the tree of files, which passes when every file
 read back after a remount equals its source.
 
 A fio job passes when fio exited 0, printed no verify error, and read back
-and checked every byte it wrote.  The run fails on any failed job, any
-counter left unbalanced, a kmemleak report, a kernel report in the console
-(scripts/guestlib.py), an error the guest logged, or a guest that did not
-finish.  Last line: "nvmeof: N passed, M failed" (or nfsrdma).
+and checked every byte it wrote.  A security row (the attacker on the PD
+of the host, or of the NFS client) passes when the guest judged it ok;
+the table shows its samples and rights checks.  The run fails on any
+failed job, a failed fault or security row, any counter left unbalanced,
+a kmemleak report, a kernel report in the console (scripts/guestlib.py),
+an error the guest logged, or a guest that did not finish.  Last line:
+"nvmeof: N passed, M failed" (or nfsrdma).
 """
 
 import json
@@ -190,6 +193,21 @@ def ab_plot(rows, path):
     return True
 
 
+def security_rights(s):
+    """What a security row's rights checks showed: nvmeof's host WRITEs
+    (a remote WRITE through their keys), nfsrdma's client WRITEs (the
+    same) and READs (a remote READ through their keys, which siw serves
+    through any live key: the row says what the guest expected)."""
+    if ULP != 'nfsrdma':
+        return 'remote WRITE with a host WRITE\'s key %d/%d served' % (
+            s['rights_served'], s['rights_tries'])
+    return ('remote WRITE with a client WRITE\'s key %d/%d served, remote '
+            'READ with a client READ\'s key %d/%d served (expected %s)' % (
+                s['rights_write_served'], s['rights_write_tries'],
+                s['rights_read_served'], s['rights_read_tries'],
+                s.get('rights_read_expect', '?')))
+
+
 def guest(out, name, qemu_rc, problems, tally):
     """Judge one guest (OUTDIR/NAME: its console, its share) into @tally."""
     gdir = os.path.join(out, name)
@@ -232,8 +250,9 @@ def guest(out, name, qemu_rc, problems, tally):
             r['guest'] = name
             tally['security'].append(r)
             if r['ok'] != 1:
-                problems.append('%s: security on %s, %s host failed: %s' % (
-                    name, r['device'], r['host'], r.get('why', '')))
+                problems.append('%s: security on %s, %s %s failed: %s' % (
+                    name, r['device'], r[ENDS[0]], ENDS[0],
+                    r.get('why', '')))
         elif kind == 'ab':
             tally['ab_runs'].append(ab_run(share, r))
         elif kind == 'error':
@@ -314,11 +333,10 @@ def main():
             'ok' if f['ok'] == 1 else 'FAILED',
             (': ' + f['why']) if f.get('why') else ''))
     for s in tally['security']:
-        print('security %-4s %-6s host: %d samples, live %d served, dead %d '
-              'refused, remote WRITE with a host WRITE\'s key %d/%d served; '
-              '%s%s' % (
-                  s['device'], s['host'], s['samples'], s['live_served'],
-                  s['dead_refused'], s['rights_served'], s['rights_tries'],
+        print('security %-4s %-6s %s: %d samples, live %d served, dead %d '
+              'refused, %s; %s%s' % (
+                  s['device'], s[ENDS[0]], ENDS[0], s['samples'],
+                  s['live_served'], s['dead_refused'], security_rights(s),
                   'ok' if s['ok'] == 1 else 'FAILED',
                   (': ' + s['why']) if s.get('why') else ''))
     if ab:

@@ -9,9 +9,12 @@
 # scripts/test-kernel.sh extracted.
 #
 #   scripts/ulp-ports.sh OUTDIR SYMVERS [PORT...]
+#   scripts/ulp-ports.sh --patch-only OUTDIR [PORT...]
 #
 # OUTDIR/<port>/ gets ulp-ports/<port>/Kbuild, stock/ and mrcore/ (laid out
-# as ulp-ports/<port>/files says) and the modules; SYMVERS is the
+# as ulp-ports/<port>/files says), the port's own sources, lib/ (the
+# sources of ulp-ports/lib/, which its test modules may link) and the
+# modules; ulp-ports/lib/ is no port (it has no files list).  SYMVERS is the
 # Module.symvers of the rdma_mrcore.ko the converted modules link to.
 # Unchanged files keep their times (the rebuild is incremental).  A patch
 # that does not apply, or any compiler warning, fails.  Prints, per patch,
@@ -23,6 +26,11 @@
 # tree (Debian's headers: a compile check while the test kernel builds);
 # MRCORE_ULP_MUTANT="NAME..." applies ulp-ports/<port>/mutants/NAME.patch,
 # planted bugs, on top of the port's patches (use another OUTDIR).
+#
+# --patch-only: the same stock/ and mrcore/ files, but no build (no SYMVERS,
+# no test kernel, only its extracted source) and the planted bugs applied
+# strictly (patch --fuzz=0, as scripts/mutants.sh): scripts/mutants.sh
+# --check uses it to check that every mutant still applies.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,16 +38,28 @@ die() {
 	echo "ulp-ports: ERROR: $*" >&2
 	exit 1
 }
-[ $# -ge 2 ] || die "usage: $0 OUTDIR SYMVERS [PORT...]"
-out=$1 symvers=$2
-shift 2
-[ -f "$symvers" ] || die "$symvers not found (build rdma_mrcore first)"
-symvers=$(cd "$(dirname "$symvers")" && pwd)/$(basename "$symvers")
+patch_only=0
+if [ "${1:-}" = --patch-only ]; then
+	patch_only=1
+	shift
+	[ $# -ge 1 ] || die "usage: $0 --patch-only OUTDIR [PORT...]"
+	out=$1
+	shift
+else
+	[ $# -ge 2 ] || die "usage: $0 OUTDIR SYMVERS [PORT...]"
+	out=$1 symvers=$2
+	shift 2
+	[ -f "$symvers" ] || die "$symvers not found (build rdma_mrcore first)"
+	symvers=$(cd "$(dirname "$symvers")" && pwd)/$(basename "$symvers")
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 ksrc=$("$TOP/scripts/test-kernel.sh" --print-src)
-if [ -n "${MRCORE_ULP_KDIR:-}" ]; then
+if [ $patch_only = 1 ]; then
+	[ -f "$ksrc/.mrcore-extracted" ] ||
+		die "linux-source-6.12 is not extracted in $ksrc (scripts/test-kernel.sh extracts it)"
+elif [ -n "${MRCORE_ULP_KDIR:-}" ]; then
 	kdir=$MRCORE_ULP_KDIR
 else
 	kdir=$("$TOP/scripts/test-kernel.sh" --print-dir)
@@ -47,6 +67,9 @@ else
 fi
 
 ROOT=${MRCORE_ULP_ROOT:-$TOP/ulp-ports}
+# The shared sources: the project's, unless the other directory has its own.
+LIB=$ROOT/lib
+[ -d "$LIB" ] || LIB=$TOP/ulp-ports/lib
 ports=("$@")
 if [ ${#ports[@]} -eq 0 ]; then
 	for d in "$ROOT"/*/; do
@@ -88,10 +111,12 @@ for port in "${ports[@]}"; do
 	done
 	# A planted bug (ulp-ports/<port>/mutants/): the converted files with
 	# it, so that a run shows the test that catches it.
+	strict=()
+	[ $patch_only = 1 ] && strict=(-t --fuzz=0)
 	for mut in ${MRCORE_ULP_MUTANT:-}; do
 		m=$pdir/mutants/$mut.patch
 		[ -f "$m" ] || die "no ulp-ports/$port/mutants/$mut.patch"
-		patch -d "$stage" -p1 -N -s --no-backup-if-mismatch <"$m" ||
+		patch -d "$stage" -p1 -N -s --no-backup-if-mismatch "${strict[@]}" <"$m" ||
 			die "mutant $mut does not apply"
 		echo "ulp-ports: $port: planted bug $mut applied"
 	done
@@ -100,10 +125,19 @@ for port in "${ports[@]}"; do
 		put "$stage/$from" "$dst/mrcore/$to"
 	done
 	put "$pdir/Kbuild" "$dst/Kbuild"
-	# The port's own sources (its tests' modules), as they are.
+	# The port's own sources (its tests' modules), as they are, and the
+	# ones the ports' test modules share (ulp-ports/lib/: the attackers'
+	# core), into lib/ for a Kbuild that links them.
 	for f in "$pdir"/*.[ch]; do
 		[ -e "$f" ] && put "$f" "$dst/$(basename "$f")"
 	done
+	for f in "$LIB"/*.[ch]; do
+		[ -e "$f" ] && put "$f" "$dst/lib/$(basename "$f")"
+	done
+	if [ $patch_only = 1 ]; then
+		echo "ulp-ports: $port: patched, not built, in $dst"
+		continue
+	fi
 
 	log=$dst/build.log
 	if ! make -C "$kdir" M="$dst" MRCORE_INCLUDE="$TOP/include" \

@@ -220,6 +220,98 @@ unload_mrcore() { # label
 	return 0
 }
 
+# ab_fio JSON FIO-ARGS...: one time-based fio run of an A/B (make
+# nvmeof-ab, make nfsrdma-ab), its JSON into JSON.  With AB_PROFILE=1 perf
+# samples it (cpu-clock, the guest's clock: in icount mode its
+# instructions) into JSON's .perf.txt, a symbol table per run.
+ab_fio() {
+	local json=$1 perf=() rc
+	shift
+	[ "${AB_PROFILE:-0}" = 1 ] &&
+		perf=(perf record -q -a -e cpu-clock -F 4999 -o /tmp/perf.data --)
+	"${perf[@]}" fio "$@" --time_based --runtime="$AB_SECS" --ramp_time=1 \
+		--norandommap --randrepeat=0 --output-format=json \
+		--output="$json" >/tmp/fio.err 2>&1
+	rc=$?
+	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+	if [ "${AB_PROFILE:-0}" = 1 ]; then
+		perf report -q -i /tmp/perf.data --stdio --sort sym \
+			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
+		rm -f /tmp/perf.data
+	fi
+	return $rc
+}
+
+# sec_attack KIND NAME FILE MiB MODULE.ko ARGS...: the security steps'
+# attack (security_keys of nvmeof-guest.sh and nfsrdma-guest.sh), once
+# the ends are up and the harness is loaded.  fio in a loop in the
+# background on FILE (16 KiB random writes at iodepth 4 over MiB, each
+# pass read back and checked with crc32c); meanwhile the attacker module
+# loaded with kind=KIND samples=SEC_SAMPLES ARGS (its init runs the whole
+# attack); then fio stopped after its pass (bounded), the module's kernel
+# log lines kept in $R/security-KIND-NAME.log (and on the console), the
+# module unloaded.  The summary line goes into sum, fio's passes and
+# failed ones into runs and fails, the summary's samples, live_served and
+# dead_refused into f_samples, f_live and f_dead; ok and why are updated
+# with what every attack must show: the module loaded and ended without
+# error, 2 * SEC_SAMPLES samples, every live key served, every dead one
+# refused, every fio pass verified.
+sec_attack() {
+	local kind=$1 klog=$R/security-$1-$2.log file=$3 mib=$4 ko=$5 mod fpid
+	local n=${SEC_SAMPLES:-4} err
+	shift 5
+	mod=$(basename "$ko" .ko)
+	rm -f /tmp/sec.stop /tmp/sec.rcs /tmp/sec.fio
+	(
+		while [ ! -e /tmp/sec.stop ]; do
+			fio --name=sec --filename="$file" --direct=1 \
+				--ioengine=libaio --rw=randwrite --bs=16k \
+				--iodepth=4 --size="${mib}M" --verify=crc32c \
+				--verify_fatal=1 --do_verify=1 >>/tmp/sec.fio 2>&1
+			echo $? >>/tmp/sec.rcs
+		done
+	) &
+	fpid=$!
+	dmesg -c >/dev/null
+	insmod "$ko" kind="$kind" samples="$n" "$@" ||
+		{ ok=0; why="$why; insmod $mod"; }
+	touch /tmp/sec.stop
+	# A pass that never ends shows its blocked tasks, instead of running
+	# into the QEMU timeout.
+	await $fpid 900
+	[ $? = 124 ] && { ok=0; why="$why; fio still running 900 s after the attack"; }
+	dmesg | grep "$mod" >"$klog"
+	sed "s/^/$ULP_TAG: /" "$klog"
+	[ -e "/sys/module/$mod" ] && rmmod "$mod"
+	sum=$(grep -o 'summary .*' "$klog" | tail -1)
+	runs=$(awk 'END { print NR }' /tmp/sec.rcs 2>/dev/null)
+	fails=$(awk '$1 != 0 { n++ } END { print n + 0 }' /tmp/sec.rcs 2>/dev/null)
+	[ -s /tmp/sec.fio ] && [ "$fails" != 0 ] && sed 's/^/fio: /' /tmp/sec.fio
+	f_samples=$(sec_field samples) f_live=$(sec_field live_served)
+	f_dead=$(sec_field dead_refused) err=$(sec_field error)
+	[ -n "$sum" ] || { ok=0; why="$why; no summary"; }
+	[ "$err" = 0 ] || { ok=0; why="$why; attacker error $err"; }
+	[ "$f_samples" = $((2 * n)) ] || { ok=0; why="$why; $f_samples samples"; }
+	[ "$f_live" = "$f_samples" ] || { ok=0; why="$why; live key served $f_live times"; }
+	[ "$f_dead" = "$f_samples" ] || { ok=0; why="$why; dead key refused $f_dead times"; }
+	[ "${runs:-0}" -ge 1 ] && [ "$fails" = 0 ] ||
+		{ ok=0; why="$why; fio: ${fails:-?} of ${runs:-0} runs failed"; }
+}
+# sec_field NAME: the value of NAME= in the summary line of sec_attack.
+sec_field() { echo "$sum" | grep -o " $1=[-0-9]*" | cut -d= -f2; }
+
+# The devices' packet and WR counts and the core's, so far (a profile's
+# run of an A/B): what a variant's I/Os cost besides CPU time.
+ab_counts() { # label
+	local d
+	for d in $(rdma link show | awk '{ print $2 }'); do
+		log "counts $1: $(rdma statistic show 2>/dev/null | grep "^link $d ")"
+	done
+	for d in /sys/kernel/debug/rdma_mrcore/devices/*/counters; do
+		[ -e "$d" ] && log "counts $1: mrcore $(basename "$(dirname "$d")") $(tr '\n' ' ' <"$d")"
+	done
+	return 0
+}
 # kmemleak_report: scan twice (an object is reported once it is seen
 # unreferenced in two scans), keep the report and emit its count.
 kmemleak_report() {
