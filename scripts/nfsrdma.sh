@@ -113,7 +113,7 @@ OUT=$(cd "$OUT" && pwd) BUILD=$(cd "$BUILD" && pwd)
 guest_start nfsrdma "$OUT" counts
 
 devices=${MRCORE_NFSRDMA_DEVICES:-siw rxe}
-pairings=${MRCORE_NFSRDMA_PAIRINGS:-mrcore/stock stock/mrcore mrcore/mrcore}
+pairings=${MRCORE_NFSRDMA_PAIRINGS-mrcore/stock stock/mrcore mrcore/mrcore}
 topologies=${MRCORE_NFSRDMA_TOPOLOGIES:-one two}
 versions=${MRCORE_NFSRDMA_VERSIONS:-3 4.2}
 mib=${MRCORE_NFSRDMA_MIB:-64}
