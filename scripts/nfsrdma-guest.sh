@@ -369,16 +369,33 @@ fault_nfs_restart() { # kind
 # any key"): that driver defect is asserted there, not skipped.  fio
 # verifies every byte meanwhile (the attacker's WRITEs put back what they
 # read, or land in a READ's buffer before the server's data do).
+# The security step's slow device: /dev/nullb0, 64 MiB in memory, each
+# I/O completed 200 ms late (null_blk through configfs, which sets the
+# size in MiB).
+sec_nullb() { # up | down
+	local d=/sys/kernel/config/nullb/nullb0
+	if [ "$1" = up ]; then
+		modprobe null_blk nr_devices=0 && mkdir $d &&
+			echo 64 >$d/size && echo 4096 >$d/blocksize &&
+			echo 1 >$d/memory_backed && echo 2 >$d/irqmode &&
+			echo 200000000 >$d/completion_nsec && echo 1 >$d/power
+		return
+	fi
+	[ -d $d ] && rmdir $d
+	[ -e /sys/module/null_blk ] && { rmmod null_blk || error "rmmod null_blk"; }
+	return 0
+}
+
 security_keys() { # kind variant
 	local ok=1 why= sum n=${SEC_SAMPLES:-4} runs fails expect
 	local f_samples f_live f_dead f_wt f_ws f_rt f_rs
 	log "=== security: $1: an attacker on the PD of the $2 client (NFSv3)"
 	expect=refused
 	[ "$1" = siw ] && expect=served
-	modprobe null_blk nr_devices=1 gb=1 bs=4096 memory_backed=1 \
-		irqmode=2 completion_nsec=200000000 ||
-		{ ok=0; why="modprobe null_blk"; }
+	sec_nullb up || { ok=0; why="null_blk"; }
 	# No readahead: a READ brings in its own pages only, from the device.
+	# 64 MiB, so that mkfs (inode tables and journal written whole: no
+	# lazy initialisation writing behind the samples) takes seconds.
 	[ $ok = 1 ] && { echo 0 >/sys/block/nullb0/queue/read_ahead_kb &&
 		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/nullb0 &&
 		mkdir -p $EXPORT && mount -t ext4 /dev/nullb0 $EXPORT ||
@@ -408,7 +425,7 @@ security_keys() { # kind variant
 	[ -e /sys/module/mrcore_harness ] && rmmod mrcore_harness
 	client_umount
 	server_down "$2"
-	[ -e /sys/module/null_blk ] && { rmmod null_blk || error "rmmod null_blk"; }
+	sec_nullb down
 	unload_mrcore "$1 security, $2 client and server"
 	emit kind=security device="$1" topology="$TOPOLOGY" client="$2" server="$2" \
 		version=3 ok=$ok why="${why#; }" samples="${f_samples:-0}" \
