@@ -443,15 +443,6 @@ security_keys() { # kind variant
 # rpcrdma module serves both).  Each variant runs the AB_JOBS fio shapes,
 # time based, O_DIRECT (every I/O an RPC), on a file of AB_MIB written on
 # the export's tmpfs beforehand, so that a read moves data.
-ab_job() { # kind round variant transport rw bs iodepth
-	local name="$5-$6-qd$7" json=$R/ab-$1-r$2-$3-$5-$6-qd$7.json rc
-	ab_fio "$json" --name="$name" --filename="$MNT/ab" --direct=1 \
-		--ioengine=libaio --rw="$5" --bs="$6" --iodepth="$7" \
-		--size="${AB_MIB}M"
-	rc=$?
-	emit kind=ab device="$1" round="$2" variant="$3" client="$4" server="$4" \
-		job="$name" rw="$5" rc=$rc fio_json="$(basename "$json")"
-}
 ab_run() { # kind
 	local variants r i name t j rw bs qd n
 	read -r -a variants <<<"$AB_VARIANTS"
@@ -466,7 +457,8 @@ ab_run() { # kind
 				client_mount "$AB_VERSION" "$1"; then
 				for j in $AB_JOBS; do
 					IFS=: read -r rw bs qd <<<"$j"
-					ab_job "$1" "$r" "$name" "$t" "$rw" "$bs" "$qd"
+					ab_job "$MNT/ab" "$AB_MIB" "$1" "$r" "$name" \
+						"$rw" "$bs" "$qd" client="$t" server="$t"
 				done
 			else
 				error "A/B $1 $name: set-up"

@@ -331,15 +331,6 @@ security_keys() { # kind host
 # target), converted target (stock host).  Each variant runs the AB_JOBS
 # fio shapes, time based, on the namespace (filled beforehand, so that a
 # read moves data).
-ab_job() { # kind round variant host target rw bs iodepth
-	local name="$6-$7-qd$8" json=$R/ab-$1-r$2-$3-$6-$7-qd$8.json rc
-	ab_fio "$json" --name="$name" --filename="$NSDEV" --direct=1 \
-		--ioengine=libaio --rw="$6" --bs="$7" --iodepth="$8" \
-		--size="${NS_MIB}M"
-	rc=$?
-	emit kind=ab device="$1" round="$2" variant="$3" host="$4" target="$5" \
-		job="$name" rw="$6" rc=$rc fio_json="$(basename "$json")"
-}
 ab_run() { # kind
 	local variants
 	read -r -a variants <<<"$AB_VARIANTS"
@@ -353,7 +344,8 @@ ab_run() { # kind
 			if target_up "$t" "$1" && host_up "$h" "$1"; then
 				for j in $AB_JOBS; do
 					IFS=: read -r rw bs qd <<<"$j"
-					ab_job "$1" "$r" "$name" "$h" "$t" "$rw" "$bs" "$qd"
+					ab_job "$NSDEV" "$NS_MIB" "$1" "$r" "$name" \
+						"$rw" "$bs" "$qd" host="$h" target="$t"
 				done
 			fi
 			[ "$AB_PROFILE" = 1 ] && ab_counts "$1 round $r $name"

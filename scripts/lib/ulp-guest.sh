@@ -220,16 +220,19 @@ unload_mrcore() { # label
 	return 0
 }
 
-# ab_fio JSON FIO-ARGS...: one time-based fio run of an A/B (make
-# nvmeof-ab, make nfsrdma-ab), its JSON into JSON.  With AB_PROFILE=1 perf
-# samples it (cpu-clock, the guest's clock: in icount mode its
-# instructions) into JSON's .perf.txt, a symbol table per run.
-ab_fio() {
-	local json=$1 perf=() rc
-	shift
+# ab_job FILE MIB KIND ROUND VARIANT RW BS IODEPTH END=TRANSPORT...: one
+# time-based fio run of an A/B (make nvmeof-ab, make nfsrdma-ab) on MIB of
+# FILE, O_DIRECT, its JSON into R, emitted as kind=ab with the ends given.
+# With AB_PROFILE=1 perf samples it (cpu-clock, the guest's clock: in
+# icount mode its instructions) into the JSON's .perf.txt, a symbol table
+# per run.
+ab_job() {
+	local name="$6-$7-qd$8" json=$R/ab-$3-r$4-$5-$6-$7-qd$8.json perf=() rc
 	[ "${AB_PROFILE:-0}" = 1 ] &&
 		perf=(perf record -q -a -e cpu-clock -F 4999 -o /tmp/perf.data --)
-	"${perf[@]}" fio "$@" --time_based --runtime="$AB_SECS" --ramp_time=1 \
+	"${perf[@]}" fio --name="$name" --filename="$1" --direct=1 \
+		--ioengine=libaio --rw="$6" --bs="$7" --iodepth="$8" \
+		--size="$2M" --time_based --runtime="$AB_SECS" --ramp_time=1 \
 		--norandommap --randrepeat=0 --output-format=json \
 		--output="$json" >/tmp/fio.err 2>&1
 	rc=$?
@@ -239,7 +242,8 @@ ab_fio() {
 			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
 		rm -f /tmp/perf.data
 	fi
-	return $rc
+	emit kind=ab device="$3" round="$4" variant="$5" "${@:9}" job="$name" \
+		rw="$6" rc=$rc fio_json="$(basename "$json")"
 }
 
 # sec_attack KIND NAME FILE MiB MODULE.ko ARGS...: the security steps'
