@@ -369,15 +369,20 @@ fault_nfs_restart() { # kind
 # any key"): that driver defect is asserted there, not skipped.  fio
 # verifies every byte meanwhile (the attacker's WRITEs put back what they
 # read, or land in a READ's buffer before the server's data do).
-# The security step's slow device: /dev/nullb0, 64 MiB in memory, each
-# I/O completed 200 ms late (null_blk through configfs, which sets the
-# size in MiB).
+# The security step's slow device: /dev/nullb0 (null_blk through
+# configfs), 64 MiB in memory, each I/O completed 200 ms late, with an
+# ext4 on it.  mkfs runs while the device is fast (at 200 ms an I/O it
+# took a minute): the device is then powered off, made slow and powered
+# on again; its memory stays with the configfs item meanwhile.
 sec_nullb() { # up | down
 	local d=/sys/kernel/config/nullb/nullb0
 	if [ "$1" = up ]; then
 		modprobe null_blk nr_devices=0 && mkdir $d &&
 			echo 64 >$d/size && echo 4096 >$d/blocksize &&
-			echo 1 >$d/memory_backed && echo 2 >$d/irqmode &&
+			echo 1 >$d/memory_backed && echo 1 >$d/power &&
+			mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 \
+				/dev/nullb0 &&
+			echo 0 >$d/power && echo 2 >$d/irqmode &&
 			echo 200000000 >$d/completion_nsec && echo 1 >$d/power
 		return
 	fi
@@ -392,12 +397,11 @@ security_keys() { # kind variant
 	log "=== security: $1: an attacker on the PD of the $2 client (NFSv3)"
 	expect=refused
 	[ "$1" = siw ] && expect=served
-	sec_nullb up || { ok=0; why="null_blk"; }
+	# (mkfs initialises the inode tables and journal whole: no lazy
+	# initialisation writing behind the samples)
+	sec_nullb up || { ok=0; why="ext4 on null_blk"; }
 	# No readahead: a READ brings in its own pages only, from the device.
-	# 64 MiB, so that mkfs (inode tables and journal written whole: no
-	# lazy initialisation writing behind the samples) takes seconds.
 	[ $ok = 1 ] && { echo 0 >/sys/block/nullb0/queue/read_ahead_kb &&
-		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/nullb0 &&
 		mkdir -p $EXPORT && mount -t ext4 /dev/nullb0 $EXPORT ||
 		{ ok=0; why="ext4 on null_blk"; }; }
 	[ $ok = 1 ] && { EXPORT_OPTS=,sync server_up "$2" "$1" || { ok=0; why="server"; }; }

@@ -6,11 +6,16 @@
 // that gives the memory back returns, it WRITEs its own bytes and READs
 // through every key that named the memory.  Both must fail, the memory
 // must hold what its owner put there since, and no key may reach memory
-// that is no longer DMA-mapped.
+// that is no longer DMA-mapped.  First, while the keys live, the same
+// attacker is served what a key gives the peer (ExpectServedWhileLive()):
+// the positive control, on iwarp and siw.  On roce and fmr an I/O's key
+// grants the peer nothing while it lives, so the refusal there checks the
+// rights, not the key's death.
 //
 // And rule 3: a key value does not come back within 65,536 uses of an MR
 // or of a pool.
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <vector>
@@ -50,16 +55,126 @@ protected:
 					rkey(), read ? DMA_FROM_DEVICE : DMA_TO_DEVICE);
 	}
 
-	// Post an I/O, let the devices run it, and return the status of its
-	// last completion, however many WRs completed (a failure flushes the
-	// invalidations behind it).
-	ib_wc RunToEnd(rdma_io_ctx *ctx)
+	// Attack(), with only the attacker's QP run (sim::step()), so that
+	// what the local QP still has queued (the rest of an I/O's chain)
+	// stays queued: sim::drain() would run it first.
+	Access AttackAlone(ib_wr_opcode op, u64 remote_addr, u32 rkey,
+			   void *peer_mem, u32 len)
+	{
+		SharedPdConnection c = ConnectSharedPd();
+		const sim::Profile &p = peer_.hca->profile();
+		sim::Mr *sink = nullptr;
+
+		if (op == IB_WR_RDMA_READ && p.iwarp && !p.dma_lkey_read_sink)
+			sink = peer_.hca->expose(peer_.pd, peer_mem, len,
+						 IB_ACCESS_LOCAL_WRITE |
+						 IB_ACCESS_REMOTE_WRITE);
+		ib_sge sge = {reinterpret_cast<uintptr_t>(peer_mem), len,
+			      sink ? sink->ibmr.lkey : peer_.pd->local_dma_lkey};
+		ib_rdma_wr wr{};
+		ib_cqe cqe{};
+		wr.wr.opcode = op;
+		wr.wr.sg_list = &sge;
+		wr.wr.num_sge = 1;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.wr.wr_cqe = &cqe;
+		wr.remote_addr = remote_addr;
+		wr.rkey = rkey;
+		auto &cq = sim::completions(c.peer);
+		size_t before = cq.size();
+		ib_wc_status st = IB_WC_GENERAL_ERR_FOR_TESTS;
+		if (!sim::post(c.peer, &wr.wr) && sim::step(c.peer, 1) == 1 &&
+		    cq.size() == before + 1 && cq.back().cqe == &cqe)
+			st = cq.back().status;
+		if (sink)
+			peer_.hca->dereg_mr(sink);
+		return Outcome(st);
+	}
+
+	// The positive control of ExpectAllDead(): while @keys live, the
+	// same attacker (another connection of the PD, the same key, address
+	// and length) is served what a key gives the peer.  An iWARP READ
+	// sink (@read, the iwarp backend) grants it WRITE: its bytes land in
+	// the sink, which the I/O's READ then overwrites.  siw serves a READ
+	// through any live key (tests/cases/profiles.h): the bytes under the
+	// key.  On roce and fmr there is nothing to serve.
+	void ExpectServedWhileLive(const std::vector<Named> &keys, bool read)
+	{
+		const bool sink_writable = read && GetParam()->iwarp;
+		const bool reads_any = !GetParam()->checks_remote_read_access;
+
+		for (const Named &k : keys) {
+			const u8 *mem = reinterpret_cast<const u8 *>(
+				static_cast<uintptr_t>(k.iova));
+
+			if (sink_writable) {
+				attacker_src_.fill(91);
+				EXPECT_EQ(AttackAlone(IB_WR_RDMA_WRITE, k.iova, k.key,
+						      attacker_src_.at(0), k.len),
+					  Access::kServed)
+					<< "control: the attacker's WRITE through the "
+					   "live iWARP READ sink key " << std::hex << k.key;
+				EXPECT_EQ(std::memcmp(mem, attacker_src_.at(0), k.len), 0)
+					<< "control: the WRITE did not land";
+			}
+			if (reads_any) {
+				attacker_sink_.poison(92);
+				EXPECT_EQ(AttackAlone(IB_WR_RDMA_READ, k.iova, k.key,
+						      attacker_sink_.at(0), k.len),
+					  Access::kServed)
+					<< "control: the attacker's READ through the live "
+					   "key " << std::hex << k.key << " on siw";
+				EXPECT_EQ(std::memcmp(mem, attacker_sink_.at(0), k.len), 0)
+					<< "control: the READ did not bring the bytes";
+			}
+		}
+	}
+
+	// Post ctx_ and run the registrations at the head of its chain (none
+	// on fmr: the callbacks registered at init); then, with its keys
+	// live, the control.  The rest of the chain stays queued.
+	void PostControlled(ib_cqe *cqe, bool read)
+	{
+		size_t head = 0;
+
+		ASSERT_EQ(rdma_io_ctx_post(&ctx_, cqe, nullptr), 0);
+		for (const ib_send_wr *wr = ctx_.first; wr &&
+		     (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV);
+		     wr = wr->next)
+			head++;
+		ASSERT_EQ(sim::step(local_.qp, head), head);
+		ExpectServedWhileLive(keys_, read);
+	}
+
+	// RunIo(&ctx_), with the control between the registration and the
+	// READ or WRITE.
+	ib_wc_status RunIoControlled(bool read)
+	{
+		ib_cqe cqe{};
+		auto &cq = sim::completions(local_.qp);
+		size_t before = cq.size(), completions = 0;
+
+		PostControlled(&cqe, read);
+		const ib_send_wr *wr = ctx_.first;
+		for (u32 n = 0; wr && n < ctx_.nr_wrs; wr = wr->next, n++)
+			completions += !!(wr->send_flags & IB_SEND_SIGNALED);
+		sim::drain();
+		EXPECT_EQ(cq.size(), before + completions);
+		if (cq.size() != before + completions || cq.back().cqe != &cqe)
+			return IB_WC_GENERAL_ERR_FOR_TESTS;
+		return cq.back().status;
+	}
+
+	// Post ctx_ (with the control), let the devices run it, and return
+	// the status of its last completion, however many WRs completed (a
+	// failure flushes the invalidations behind it).
+	ib_wc RunToEnd(bool read)
 	{
 		ib_cqe cqe{};
 		auto &cq = sim::completions(local_.qp);
 		size_t before = cq.size();
 
-		EXPECT_EQ(rdma_io_ctx_post(ctx, &cqe, nullptr), 0);
+		PostControlled(&cqe, read);
 		sim::drain();
 		EXPECT_GT(cq.size(), before);
 		return Wc(cq.size() > before ? cq.back().status :
@@ -112,16 +227,16 @@ protected:
 // The hole this file was written for: an iWARP READ whose completion fails
 // (the peer's rkey is bad: remote access error) never ran its
 // READ_WITH_INV, so the sink's STag, registered with REMOTE_WRITE, was
-// still valid when rdma_io_ctx_destroy() returned the memory.
-TEST_P(KeyLifecycleTest, IwarpFailedReadSinkKeyDeadAtDestroy)
+// still valid when rdma_io_ctx_destroy() returned the memory.  On roce and
+// fmr the sink's key is local-only; the failed READ's path is the same.
+TEST_P(KeyLifecycleTest, FailedReadKeysDeadAtDestroy)
 {
-	if (!GetParam()->iwarp)
-		GTEST_SKIP() << "READ sinks are local-only here";
 	ASSERT_GT(StartIo(true, 1), 0);
-	ASSERT_STREQ(rdma_io_ctx_backend(&ctx_), "iwarp");
+	ASSERT_STREQ(rdma_io_ctx_backend(&ctx_),
+		     GetParam()->iwarp ? "iwarp" : Fmr() ? "fmr" : "frwr");
 	// The peer's key is wrong: the READ fails at the responder.
 	SpoilRkey();
-	ib_wc wc = RunToEnd(&ctx_);
+	ib_wc wc = RunToEnd(true);
 	ASSERT_EQ(wc.status, IB_WC_REM_ACCESS_ERR);
 	rdma_io_ctx_destroy(&ctx_, &wc);
 	ExpectAllDead(keys_, arena_, 2);
@@ -130,7 +245,7 @@ TEST_P(KeyLifecycleTest, IwarpFailedReadSinkKeyDeadAtDestroy)
 TEST_P(KeyLifecycleTest, SuccessfulReadKeysDeadAtDestroy)
 {
 	ASSERT_GT(StartIo(true, 3), 0);
-	ib_wc wc = Wc(RunIo(&ctx_));
+	ib_wc wc = Wc(RunIoControlled(true));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
 	EXPECT_TRUE(Landed(io_sg_, true));
 	rdma_io_ctx_destroy(&ctx_, &wc);
@@ -140,7 +255,7 @@ TEST_P(KeyLifecycleTest, SuccessfulReadKeysDeadAtDestroy)
 TEST_P(KeyLifecycleTest, SuccessfulWriteKeysDeadAtDestroy)
 {
 	ASSERT_GT(StartIo(false, 5), 0);
-	ib_wc wc = Wc(RunIo(&ctx_));
+	ib_wc wc = Wc(RunIoControlled(false));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx_, &wc);
 	ExpectAllDead(keys_, arena_, 6);
@@ -150,7 +265,7 @@ TEST_P(KeyLifecycleTest, FailedWriteKeysDeadAtDestroy)
 {
 	ASSERT_GT(StartIo(false, 7), 0);
 	SpoilRkey();
-	ib_wc wc = RunToEnd(&ctx_);
+	ib_wc wc = RunToEnd(false);
 	ASSERT_NE(wc.status, IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx_, &wc);
 	ExpectAllDead(keys_, arena_, 8);
@@ -164,7 +279,8 @@ TEST_P(KeyLifecycleTest, FlushedReadKeysDeadAtDestroy)
 	ib_cqe cqe{};
 	ASSERT_EQ(rdma_io_ctx_post(&ctx_, &cqe, nullptr), 0);
 	// The registrations run, then the QP breaks under the READs.
-	sim::step(local_.qp, Regs());
+	ASSERT_EQ(sim::step(local_.qp, Regs()), size_t(Regs()));
+	ExpectServedWhileLive(keys_, true);
 	sim::set_qp_error(local_.qp);
 	sim::drain();
 	auto &cq = sim::completions(local_.qp);
@@ -175,6 +291,8 @@ TEST_P(KeyLifecycleTest, FlushedReadKeysDeadAtDestroy)
 	ExpectAllDead(keys_, arena_, 10);
 }
 
+// Never posted: the registration never ran, so no key lived to serve a
+// control; the attacker is refused through keys the device never had.
 TEST_P(KeyLifecycleTest, NeverPostedKeysDeadAtDestroy)
 {
 	ASSERT_GT(StartIo(true, 11), 0);
@@ -188,7 +306,7 @@ TEST_P(KeyLifecycleTest, NeverPostedAfterAnIoPreviousKeysDead)
 {
 	ReplacePool(1, 8);
 	ASSERT_GT(StartIo(true, 13), 0);
-	ib_wc wc = Wc(RunIo(&ctx_));
+	ib_wc wc = Wc(RunIoControlled(true));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx_, &wc);
 	rdma_io_ctx ctx2;
@@ -218,6 +336,7 @@ void KeyLifecycleTest::PartialPost(bool read)
 	ASSERT_EQ(sim::step(local_.qp, 1), 1u);
 	ASSERT_TRUE(sim::completions(local_.qp).empty())
 		<< "the registration is unsignaled";
+	ExpectServedWhileLive(keys_, read);
 	// ib_drain_sq(): the QP to error, whatever is queued flushed.
 	sim::set_qp_error(local_.qp);
 	sim::drain();
@@ -245,6 +364,7 @@ void KeyLifecycleTest::QpDestroyedInFlight(bool read)
 	ib_cqe cqe{};
 	ASSERT_EQ(rdma_io_ctx_post(&ctx_, &cqe, nullptr), 0);
 	ASSERT_EQ(sim::step(local_.qp, Regs()), size_t(Regs()));
+	ExpectServedWhileLive(keys_, read);
 	sim::destroy_qp(local_.qp);
 	ASSERT_EQ(sim::queued(local_.qp), 0u);
 	rdma_io_ctx_destroy(&ctx_, nullptr);
@@ -278,13 +398,16 @@ TEST_P(KeyLifecycleTest, DeviceRemovalInFlightKeysDeadAtDestroy)
 	ASSERT_GE(rdma_io_ctx_init(&b, pool_, sb.get(), sb.n(), 0,
 				   remote_.addr(8 * PAGE_SIZE), rkey(),
 				   DMA_TO_DEVICE), int(Regs()) + 1);
-	for (const Named &k : KeysOf(b))
+	const std::vector<Named> b_keys = KeysOf(b);
+	for (const Named &k : b_keys)
 		keys_.push_back(k);
 	ib_cqe ca{}, cb{};
 	ASSERT_EQ(rdma_io_ctx_post(&a, &ca, nullptr), 0);
 	ASSERT_EQ(rdma_io_ctx_post(&b, &cb, nullptr), 0);
-	// a ran whole, b only its registration: both keys live.
+	// a ran whole, b only its registration: both keys live (but for a's
+	// iWARP READ sink, which its READ_WITH_INV killed: b's for the control).
 	ASSERT_EQ(sim::step(local_.qp, na + Regs()), size_t(na + Regs()));
+	ExpectServedWhileLive(b_keys, false);
 
 	mrcore_devices_exit();
 	sim::set_qp_error(local_.qp);
@@ -304,7 +427,7 @@ TEST_P(KeyLifecycleTest, DeviceRemovalInFlightKeysDeadAtDestroy)
 TEST_P(KeyLifecycleTest, PoolDestroyKeysDead)
 {
 	ASSERT_GT(StartIo(false, 15), 0);
-	ib_wc wc = Wc(RunIo(&ctx_));
+	ib_wc wc = Wc(RunIoControlled(false));
 	ASSERT_EQ(wc.status, IB_WC_SUCCESS);
 	rdma_io_ctx_destroy(&ctx_, &wc);
 	rdma_io_pool_destroy(pool_);

@@ -338,6 +338,13 @@ TEST_P(SecurityTest, Rule2OnlyTheMappedBytes)
 	ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova + len - 1, rkey,
 			   PeerSink(2), 1), IB_WC_SUCCESS);
 	EXPECT_TRUE(Moved(buf.span(off + len - 1, 1), peer_mem_.span(0, 1)));
+	// And a WRITE of the last byte lands.
+	buf.poison(6);
+	peer_mem_.fill(6);
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova + len - 1, rkey,
+			   peer_mem_.at(0), 1), IB_WC_SUCCESS);
+	EXPECT_TRUE(Moved(peer_mem_.span(0, 1), buf.span(off + len - 1, 1)));
+	buf.fill(7);
 	// One byte before, one byte past, and a span that crosses the end,
 	// although those bytes sit in pages the MR's page list holds.
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova - 1, rkey, PeerSink(3), 1),
