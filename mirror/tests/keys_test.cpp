@@ -91,42 +91,46 @@ protected:
 		return Outcome(st);
 	}
 
-	// The positive control of ExpectAllDead(): while @keys live, the
-	// same attacker (another connection of the PD, the same key, address
-	// and length) is served what a key gives the peer.  An iWARP READ
-	// sink (@read, the iwarp backend) grants it WRITE: its bytes land in
-	// the sink, which the I/O's READ then overwrites.  siw serves a READ
-	// through any live key (tests/cases/profiles.h): the bytes under the
-	// key.  On roce and fmr there is nothing to serve.
+	// The attacker (AttackAlone()) is served @op through the live key
+	// @k (@why: what grants it), and the bytes move: a WRITE's land under
+	// the key, a READ brings those under it.
+	void ExpectServed(const Named &k, ib_wr_opcode op, const char *why)
+	{
+		const u8 *mem = reinterpret_cast<const u8 *>(
+			static_cast<uintptr_t>(k.iova));
+		const bool write = op == IB_WR_RDMA_WRITE;
+		Buffer &theirs = write ? attacker_src_ : attacker_sink_;
+
+		if (write)
+			theirs.fill(91);
+		else
+			theirs.poison(92);
+		EXPECT_EQ(AttackAlone(op, k.iova, k.key, theirs.at(0), k.len),
+			  Access::kServed)
+			<< "control: the attacker's " << (write ? "WRITE" : "READ")
+			<< " through the live key " << std::hex << k.key << " ("
+			<< why << ")";
+		EXPECT_EQ(std::memcmp(mem, theirs.at(0), k.len), 0)
+			<< "control: the " << (write ? "WRITE" : "READ")
+			<< " moved other bytes";
+	}
+
+	// The positive control of ExpectAllDead() for an I/O: while @keys
+	// live, the same attacker (another connection of the PD, the same
+	// key, address and length) is served what a key gives the peer.  An
+	// iWARP READ sink (@read, the iwarp backend) grants it WRITE: its
+	// bytes land in the sink, which the I/O's READ then overwrites.  siw
+	// serves a READ through any live key (tests/cases/profiles.h).  On
+	// roce and fmr there is nothing to serve.
 	void ExpectServedWhileLive(const std::vector<Named> &keys, bool read)
 	{
-		const bool sink_writable = read && GetParam()->iwarp;
-		const bool reads_any = !GetParam()->checks_remote_read_access;
-
 		for (const Named &k : keys) {
-			const u8 *mem = reinterpret_cast<const u8 *>(
-				static_cast<uintptr_t>(k.iova));
-
-			if (sink_writable) {
-				attacker_src_.fill(91);
-				EXPECT_EQ(AttackAlone(IB_WR_RDMA_WRITE, k.iova, k.key,
-						      attacker_src_.at(0), k.len),
-					  Access::kServed)
-					<< "control: the attacker's WRITE through the "
-					   "live iWARP READ sink key " << std::hex << k.key;
-				EXPECT_EQ(std::memcmp(mem, attacker_src_.at(0), k.len), 0)
-					<< "control: the WRITE did not land";
-			}
-			if (reads_any) {
-				attacker_sink_.poison(92);
-				EXPECT_EQ(AttackAlone(IB_WR_RDMA_READ, k.iova, k.key,
-						      attacker_sink_.at(0), k.len),
-					  Access::kServed)
-					<< "control: the attacker's READ through the live "
-					   "key " << std::hex << k.key << " on siw";
-				EXPECT_EQ(std::memcmp(mem, attacker_sink_.at(0), k.len), 0)
-					<< "control: the READ did not bring the bytes";
-			}
+			if (read && GetParam()->iwarp)
+				ExpectServed(k, IB_WR_RDMA_WRITE,
+					     "an iWARP READ sink grants REMOTE_WRITE");
+			if (!GetParam()->checks_remote_read_access)
+				ExpectServed(k, IB_WR_RDMA_READ,
+					     "siw serves a READ through any live key");
 		}
 	}
 
@@ -452,6 +456,11 @@ protected:
 		Post(local_.qp, chain);
 		EXPECT_FALSE(sim::qp_in_error(local_.qp));
 		n->len = 64;
+		// Control: the rkey serves what it grants while it lives.
+		if (ops & RDMA_MR_REMOTE_WRITE)
+			ExpectServed(*n, IB_WR_RDMA_WRITE, "the rkey grants it");
+		if (ops & RDMA_MR_REMOTE_READ)
+			ExpectServed(*n, IB_WR_RDMA_READ, "the rkey grants it");
 		return mr;
 	}
 
@@ -483,6 +492,8 @@ TEST_P(MapKeyLifecycleTest, UnmapOfLocalKeyKeyDead)
 				   RDMA_MR_LOCAL_WRITE_SRC, &chain), 0);
 	Post(local_.qp, chain);
 	n.iova = arena_.addr(0);
+	// Control, where the lkey gives the peer anything: on siw a READ.
+	ExpectServedWhileLive({n}, false);
 	ASSERT_EQ(rdma_unmap_mr(mr), 0);
 	ExpectAllDead({n}, arena_, 22);
 	rdma_destroy_mr(mr);
