@@ -90,7 +90,7 @@ if [ "${1:-}" = --smoke ]; then
 	: "${MRCORE_NFSRDMA_TOPOLOGIES:=one}" "${MRCORE_NFSRDMA_VERSIONS:=4.2}"
 	: "${MRCORE_NFSRDMA_MIB:=16}" "${MRCORE_NFSRDMA_TREE_MIB:=2}"
 	: "${MRCORE_NFSRDMA_FAULTS:=0}" "${MRCORE_NFSRDMA_SECURITY=mrcore}"
-	: "${MRCORE_NFSRDMA_SEC_SAMPLES:=2}"
+	: "${MRCORE_NFSRDMA_SEC_SAMPLES:=1}"
 elif [ "${1:-}" = --ab ]; then
 	# The bench kernel (no KASAN, kmemleak, lockdep, DMA-API debugging),
 	# one vCPU whose clock advances by the instructions it runs, so that
