@@ -71,8 +71,8 @@
 #
 # --smoke (make check): siw, both ends converted, one kernel, NFSv4.2,
 # 16 MiB and a tree of 2 MiB, the attacker on the converted client's PD
-# (2 samples per direction), on make kunit's build (or on
-# MRCORE_NFSRDMA_BUILD's: make check's, beside a running make kunit).
+# (1 sample per direction), on make kunit's build (or on
+# MRCORE_NFSRDMA_BUILD's).
 #
 # --ab (make nfsrdma-ab): fio's IOPS and MB/s on the mount, stock against
 # converted, with an A/A pair (stock twice) for the noise, runs
