@@ -515,8 +515,11 @@ protected:
 	// One signaled RDMA @op of @len bytes posted on @qp, from or into
 	// [@addr, @addr + @len) under @lkey, at @remote_addr under @rkey, run
 	// to completion; returns its status.
+	// With @alone, only @qp's WR runs (sim::step()), not what other QPs
+	// have queued, and a WR that cannot be posted is
+	// IB_WC_GENERAL_ERR_FOR_TESTS (never an access error).
 	ib_wc_status Rdma(ib_qp *qp, ib_wr_opcode op, u64 addr, u32 lkey,
-			  u64 remote_addr, u32 rkey, u32 len)
+			  u64 remote_addr, u32 rkey, u32 len, bool alone = false)
 	{
 		ib_sge sge = {addr, len, lkey};
 		ib_rdma_wr wr{};
@@ -532,8 +535,14 @@ protected:
 		auto &cq = sim::completions(qp);
 		size_t before = cq.size();
 		if (sim::post(qp, &wr.wr))
-			return IB_WC_LOC_QP_OP_ERR;
-		sim::drain();
+			return alone ? IB_WC_GENERAL_ERR_FOR_TESTS :
+				       IB_WC_LOC_QP_OP_ERR;
+		if (alone) {
+			if (sim::step(qp, 1) != 1)
+				return IB_WC_GENERAL_ERR_FOR_TESTS;
+		} else {
+			sim::drain();
+		}
 		if (cq.size() != before + 1 || cq.back().cqe != &cqe)
 			return IB_WC_GENERAL_ERR_FOR_TESTS;
 		return cq.back().status;

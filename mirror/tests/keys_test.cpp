@@ -69,23 +69,10 @@ protected:
 			sink = peer_.hca->expose(peer_.pd, peer_mem, len,
 						 IB_ACCESS_LOCAL_WRITE |
 						 IB_ACCESS_REMOTE_WRITE);
-		ib_sge sge = {reinterpret_cast<uintptr_t>(peer_mem), len,
-			      sink ? sink->ibmr.lkey : peer_.pd->local_dma_lkey};
-		ib_rdma_wr wr{};
-		ib_cqe cqe{};
-		wr.wr.opcode = op;
-		wr.wr.sg_list = &sge;
-		wr.wr.num_sge = 1;
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		wr.wr.wr_cqe = &cqe;
-		wr.remote_addr = remote_addr;
-		wr.rkey = rkey;
-		auto &cq = sim::completions(c.peer);
-		size_t before = cq.size();
-		ib_wc_status st = IB_WC_GENERAL_ERR_FOR_TESTS;
-		if (!sim::post(c.peer, &wr.wr) && sim::step(c.peer, 1) == 1 &&
-		    cq.size() == before + 1 && cq.back().cqe == &cqe)
-			st = cq.back().status;
+		ib_wc_status st =
+			Rdma(c.peer, op, reinterpret_cast<uintptr_t>(peer_mem),
+			     sink ? sink->ibmr.lkey : peer_.pd->local_dma_lkey,
+			     remote_addr, rkey, len, true);
 		if (sink)
 			peer_.hca->dereg_mr(sink);
 		return Outcome(st);
