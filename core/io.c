@@ -53,7 +53,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_cost, RDMA_MRCORE);
  * iWARP (siw), every WR is dear (a TCP send each): one MR instead of 43
  * WRITE WRs ran 14.7x faster at 256 pages and 3 WRs instead of 6 won at 32
  * pages, which an MR worth 16 reproduces.  Documentation/design.rst gives
- * the figures.
+ * the figures.  A driver whose MR pages cost more than its transport's
+ * says so in core/quirks.c.
  */
 static const struct rdma_io_weights mrcore_weights_ib = {
 	.wr = 16, .mr = 144, .page = 1, .sge = 1,
@@ -77,8 +78,12 @@ void mrcore_io_weights(struct ib_device *dev, u32 port_num,
 		       const struct rdma_mr_backend_ops *mr_backend,
 		       struct rdma_io_weights *w)
 {
+	u32 page = mrcore_dev_mr_page_weight(dev);
+
 	*w = rdma_protocol_iwarp(dev, port_num) ? mrcore_weights_iwarp :
 						  mrcore_weights_ib;
+	if (page)
+		w->page = page;
 	if (mr_backend && mr_backend->io_weights)
 		mr_backend->io_weights(dev, w);
 }

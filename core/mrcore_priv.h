@@ -22,6 +22,7 @@ int mrcore_local_access(struct ib_device *dev, unsigned int local_ops,
 bool mrcore_dev_unchecked_remote_read(const struct ib_device *dev);
 bool mrcore_dev_random_mr_index(const struct ib_device *dev);
 bool mrcore_dev_unsignaled_zcopy(const struct ib_device *dev);
+u32 mrcore_dev_mr_page_weight(const struct ib_device *dev);
 int mrcore_remote_access(unsigned int remote_ops, struct mrcore_access *out);
 bool mrcore_access_is_remote(int ib_access);
 

@@ -217,6 +217,56 @@ TEST_F(PlanTest, WeightsPerTransportInDebugfs)
 	EXPECT_EQ(rdma_io_pool_get_info(pool_)->weights.mr, 144u);
 }
 
+// A driver whose MR pages cost it more than its transport's says so
+// (core/quirks.c: rxe).  On a QP of 5 send SGEs, as svcrdma's, 256
+// scattered pages then go as 52 WRs of SGEs, where the transport's
+// weights take one MR; both move the data.
+TEST_F(PlanTest, RxePricesMrPagesAboveRoce)
+{
+	struct Want {
+		const char *name;
+		rdma_driver_id driver;
+		u32 page;
+		const char *backend;
+		u32 mrs;
+	};
+	const Want wants[] = {
+		{"roce", RDMA_DRIVER_UNKNOWN, 1, "frwr", 1},
+		{"rxe", RDMA_DRIVER_RXE, 4, "multiread", 0},
+	};
+
+	for (const Want &w : wants) {
+		SCOPED_TRACE(w.name);
+		sim::Profile profile = sim::kRoce;
+		profile.max_send_sge = 5;
+		profile.max_sge_rd = 5;
+		profile.driver_id = w.driver;
+		SetUpIo(profile, 1, 256);
+		ExposeRemote(512 * PAGE_SIZE);
+		EXPECT_EQ(rdma_io_pool_get_info(pool_)->weights.page, w.page);
+		for (bool read : {true, false}) {
+			rdma_io_ctx ctx;
+			Sg sg;
+			ib_wc ok{};
+
+			Prepare(read, 7 + read);
+			const int wrs = Init(&ctx, &sg, 256, read);
+			ASSERT_GT(wrs, 0);
+			EXPECT_STREQ(rdma_io_ctx_backend(&ctx), w.backend);
+			EXPECT_EQ(ctx.nr_mrs, w.mrs);
+			if (!w.mrs) {
+				EXPECT_EQ(wrs, 52) << "256 SGEs, 5 a WR";
+			}
+			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+			EXPECT_TRUE(Landed(sg, read));
+			rdma_io_ctx_destroy(&ctx, &ok);
+		}
+		TearDown();
+		pool_ = nullptr;
+		remote_mr_ = nullptr;
+	}
+}
+
 struct CheapMrs {
 	static void Weights(ib_device *dev, rdma_io_weights *w)
 	{
