@@ -516,8 +516,8 @@ protected:
 	// [@addr, @addr + @len) under @lkey, at @remote_addr under @rkey, run
 	// to completion; returns its status.
 	// With @alone, only @qp's WR runs (sim::step()), not what other QPs
-	// have queued, and a WR that cannot be posted is
-	// IB_WC_GENERAL_ERR_FOR_TESTS (never an access error).
+	// have queued.  A WR that cannot be posted, or no completion, is
+	// IB_WC_GENERAL_ERR_FOR_TESTS: never a refusal.
 	ib_wc_status Rdma(ib_qp *qp, ib_wr_opcode op, u64 addr, u32 lkey,
 			  u64 remote_addr, u32 rkey, u32 len, bool alone = false)
 	{
@@ -534,9 +534,9 @@ protected:
 		wr.rkey = rkey;
 		auto &cq = sim::completions(qp);
 		size_t before = cq.size();
+		// A post that fails reached no HCA: never a status one reports.
 		if (sim::post(qp, &wr.wr))
-			return alone ? IB_WC_GENERAL_ERR_FOR_TESTS :
-				       IB_WC_LOC_QP_OP_ERR;
+			return IB_WC_GENERAL_ERR_FOR_TESTS;
 		if (alone) {
 			if (sim::step(qp, 1) != 1)
 				return IB_WC_GENERAL_ERR_FOR_TESTS;
