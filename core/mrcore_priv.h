@@ -101,6 +101,58 @@ static inline int mrcore_sg_entry(struct scatterlist *s, u32 skip,
 
 int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 			u32 mr_pages, struct mrcore_sg_summary *sum);
+int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset, int dma_nents,
+			    u32 mr_pages, struct mrcore_sg_summary *sum);
+
+/**
+ * mrcore_sg_whole_pages() - measure a DMA-mapped list of whole pages
+ * @sg: the scatterlist, already DMA-mapped.
+ * @offset: bytes of the first entry to skip.
+ * @dma_nents: number of DMA entries.
+ * @last: its last entry, for a list of whole pages.
+ *
+ * The common list: every entry whole pages from a page boundary, so none
+ * shares a page or leaves a hole.  No entry can wrap while every start
+ * stays below the top U32_MAX bytes and a page of the address space.
+ * The checks of each entry fold into one word, tested once after the
+ * loop: its start, and its length less a page, which is a multiple of the
+ * page size for a length of whole pages and has its top bits set for an
+ * entry shorter than a page (an empty one too): either lands in the
+ * in-page bits or above the wrap limit.  Inline: the first pass over every
+ * list the core maps, in the summary of the I/O path and in the map of
+ * the map API and the rkey set.
+ *
+ * Context: Any context.
+ * Return: the length of such a list, @offset bytes of the first entry left
+ * out; or 0 for any other list, errors included, which the caller measures
+ * entry by entry (mrcore_sg_summarize_any()).
+ */
+static inline u64 mrcore_sg_whole_pages(struct scatterlist *sg, u32 offset,
+					int dma_nents,
+					struct scatterlist **last)
+{
+	struct scatterlist *s = sg;
+	u32 n = sg_dma_len(sg);
+	u64 length, acc;
+	int i;
+
+	if (unlikely(offset >= n))
+		return 0;
+	length = n - offset;
+	acc = (sg_dma_address(sg) + offset) | (length - PAGE_SIZE);
+	/* Counted down: the count is all the loop needs. */
+	for (i = dma_nents - 1; i > 0; i--) {
+		s = mrcore_sg_step(s);
+		n = sg_dma_len(s);
+		acc |= sg_dma_address(s) | ((u64)n - PAGE_SIZE);
+		length += n;
+	}
+	if (unlikely((acc & ~PAGE_MASK) || length > U32_MAX ||
+		     acc > U64_MAX - PAGE_SIZE - U32_MAX))
+		return 0;
+	*last = s;
+	return length;
+}
 
 /**
  * struct mrcore_sg_iter - a position in a DMA-mapped scatterlist
@@ -162,6 +214,8 @@ int mrcore_mr_map_run(struct rdma_mr *mr, int access,
 int mrcore_map_sg(struct rdma_mr *mr, struct scatterlist *sg,
 		  unsigned int sg_nents, const struct mrcore_access *access,
 		  struct ib_send_wr **post_wr);
+bool mrcore_mr_remote_inv(struct rdma_mr *mr, const struct ib_wc *wc);
+void mrcore_mr_unmap_invalid(struct rdma_mr *mr);
 
 /**
  * __mrcore_mr_set_run() - tell an MR which run of bytes it is to map
@@ -630,6 +684,13 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
 
+/*
+ * A valid set of RDMA_MR_REMOTE_* operations as an index: the bits below
+ * RDMA_MR_REMOTE_READ are 0 in it.
+ */
+#define MRCORE_RKEY_OPS_INDEX(ops)	((ops) / RDMA_MR_REMOTE_READ)
+#define MRCORE_RKEY_NR_OPS	(MRCORE_RKEY_OPS_INDEX(RDMA_MR_REMOTE_ALL) + 1)
+
 /**
  * struct rdma_rkey_set - the rkey MRs of one QP (core/rkey.c)
  * @pool: the MRs, a pool of rkey-role MRs of one size: taken, returned
@@ -638,12 +699,16 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
  * @retiring: requests whose keys die by deregistration, for @retire_work.
  * @retire_work: drains the send queue if a request asks, deregisters and
  *	replaces the MRs of each request on @retiring, then completes it.
+ * @access: the access flags and DMA direction of each valid set of
+ *	RDMA_MR_REMOTE_* operations, by MRCORE_RKEY_OPS_INDEX(); resolved by
+ *	mrcore_remote_access() when the set is created.
  */
 struct rdma_rkey_set {
 	struct rdma_io_pool *pool;
 	spinlock_t lock;	/* protects @retiring */
 	struct list_head retiring;
 	struct work_struct retire_work;
+	struct mrcore_access access[MRCORE_RKEY_NR_OPS];
 };
 
 /* The module's work queue for work that memory reclaim may wait on. */

@@ -687,7 +687,7 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 		mrs[i] = mrcore_pool_next(pool);
 	pool->nr_free -= n;
 	spin_unlock_irqrestore(&pool->lock, flags);
-	mrcore_stat_add(pool->mdev, MRCORE_STAT_POOL_HITS, n);
+	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_HITS, n);
 	return 0;
 }
 
@@ -720,7 +720,7 @@ struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
 	mr = mrcore_pool_next(pool);
 	pool->nr_free--;
 	spin_unlock_irqrestore(&pool->lock, flags);
-	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_HITS);
+	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_HITS, 1);
 	return mr;
 }
 

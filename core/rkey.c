@@ -5,9 +5,9 @@
  *
  * A set is a pool (core/pool.c) of rkey-role MRs of one size.  A request
  * (struct rdma_rkey_req, embedded by the ULP) takes MRs from it, maps each
- * with rdma_map_sg_rkey() and chains the registrations before the ULP's
- * Send.  It is retired in one of three ways, and in each the keys are dead
- * before the memory and the MRs are given back and the request's done
+ * as rdma_map_sg_rkey() would and chains the registrations before the
+ * ULP's Send.  It is retired in one of three ways, and in each the keys are
+ * dead before the memory and the MRs are given back and the request's done
  * callback runs:
  *
  *  - with the reply, a key the peer invalidated (SEND_WITH_INV, checked by
@@ -35,10 +35,8 @@ static void mrcore_rkey_release(struct rdma_rkey_req *req)
 {
 	u32 i;
 
-	for (i = 0; i < req->nr_mrs; i++) {
+	for (i = 0; i < req->nr_mrs; i++)
 		kfree(req->sgl[i]);
-		req->sgl[i] = NULL;
-	}
 	req->nr_mrs = 0;
 }
 
@@ -85,22 +83,25 @@ static void mrcore_rkey_retire_later(struct rdma_rkey_req *req)
 	queue_work(mrcore_wq, &set->retire_work);
 }
 
-/* Every key is dead: release the memory, give the MRs back, complete. */
+/*
+ * Every key of the request is dead: release the memory, give the MRs back
+ * (one whose device MR handed out its last key to quarantine), complete.
+ * Each MR is invalid, killed by the peer or by a LOCAL_INV that completed,
+ * so rdma_unmap_mr() could not refuse it and its checks are not repeated.
+ */
 static void mrcore_rkey_finish(struct rdma_rkey_req *req)
 {
+	struct rdma_io_pool *pool = req->set->pool;
 	u32 i;
 
 	for (i = 0; i < req->nr_mrs; i++) {
-		if (WARN_ON_ONCE(rdma_unmap_mr(req->mrs[i]))) {
-			/* Cannot happen for a dead key; be safe. */
-			mrcore_rkey_retire_later(req);
-			return;
-		}
+		struct rdma_mr *mr = req->mrs[i];
+
+		mrcore_mr_unmap_invalid(mr);
+		mrcore_pool_return(pool, mr, mr->key_uses < MRCORE_KEY_USES);
+		kfree(req->sgl[i]);
 	}
-	for (i = 0; i < req->nr_mrs; i++)
-		mrcore_pool_return(req->set->pool, req->mrs[i],
-				   req->mrs[i]->key_uses < MRCORE_KEY_USES);
-	mrcore_rkey_release(req);
+	req->nr_mrs = 0;
 	req->done(req, 0);
 }
 
@@ -138,13 +139,23 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 	struct rdma_rkey_set *set;
 	struct rdma_io_pool *pool;
 	struct rdma_mr *mr;
-	u32 i = 0;
+	u32 i = 0, ops;
+
+	/* The index of a set of operations takes their bits as they are. */
+	BUILD_BUG_ON(RDMA_MR_REMOTE_ALL !=
+		     (RDMA_MR_REMOTE_READ | RDMA_MR_REMOTE_WRITE) ||
+		     RDMA_MR_REMOTE_WRITE != 2 * RDMA_MR_REMOTE_READ);
 
 	if (!qp || !nr_mrs || !max_pages)
 		return ERR_PTR(-EINVAL);
 	set = kzalloc(sizeof(*set), GFP_KERNEL);
 	if (!set)
 		return ERR_PTR(-ENOMEM);
+	/* Every map of the set asks for one of these: looked up, not built. */
+	for (ops = RDMA_MR_REMOTE_READ; ops <= RDMA_MR_REMOTE_ALL;
+	     ops += RDMA_MR_REMOTE_READ)
+		mrcore_remote_access(ops,
+				     &set->access[MRCORE_RKEY_OPS_INDEX(ops)]);
 	pool = mrcore_pool_alloc(qp, nr_mrs, max_pages, RDMA_MR_ROLE_RKEY);
 	if (IS_ERR(pool)) {
 		kfree(set);
@@ -240,53 +251,45 @@ void rdma_rkey_req_init(struct rdma_rkey_req *req, struct rdma_rkey_set *set,
 	req->nr_mrs = 0;
 	req->drain = false;
 	req->inv_cqe.done = mrcore_rkey_inv_done;
-	INIT_LIST_HEAD(&req->entry);
+	/* @entry needs no init: it is only ever added to the set's list. */
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_init, RDMA_MRCORE);
 
 /*
- * Take an MR and map @sg into it; @own: the core built @sg and frees it
- * when the MR is given back, or now if the map failed.  The set's MRs are
- * rkey MRs and free when taken: rdma_map_sg_rkey()'s checks of them are
- * not repeated.
+ * Take an MR of the set, map @sg into it and make it the request's next;
+ * @own: the core built @sg and frees it when the MR is given back (on
+ * error the caller still owns it).  The set's MRs are rkey MRs, free when
+ * taken, and never on their last key (quarantined then, see above), so
+ * rdma_map_sg_rkey()'s checks of them are not repeated.
  */
-static int mrcore_rkey_map(struct rdma_rkey_req *req, struct scatterlist *sg,
-			   unsigned int sg_nents, bool own,
-			   unsigned int remote_ops, u32 *rkey, u64 *iova)
+static struct rdma_mr *mrcore_rkey_map(struct rdma_rkey_req *req,
+				       struct scatterlist *sg,
+				       unsigned int sg_nents,
+				       unsigned int remote_ops, bool own)
 {
-	struct rdma_io_pool *pool = req->set->pool;
-	struct mrcore_access access;
+	struct rdma_rkey_set *set = req->set;
 	struct rdma_mr *mr;
 	int ret;
 
-	ret = mrcore_remote_access(remote_ops, &access);
-	if (ret)
-		goto out;
-	if (req->nr_mrs == RDMA_RKEY_REQ_MAX_MRS) {
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	mr = mrcore_pool_take_one(pool);
-	if (IS_ERR(mr)) {
-		ret = PTR_ERR(mr);
-		goto out;
-	}
-	ret = mrcore_map_sg(mr, sg, sg_nents, &access, &req->first);
+	if (!remote_ops || (remote_ops & ~RDMA_MR_REMOTE_ALL))
+		return ERR_PTR(-EINVAL);
+	if (req->nr_mrs == RDMA_RKEY_REQ_MAX_MRS)
+		return ERR_PTR(-EMSGSIZE);
+	mr = mrcore_pool_take_one(set->pool);
+	if (IS_ERR(mr))
+		return mr;
+	ret = mrcore_map_sg(mr, sg, sg_nents,
+			    &set->access[MRCORE_RKEY_OPS_INDEX(remote_ops)],
+			    &req->first);
 	if (ret) {
-		mrcore_pool_return(pool, mr, true);
-		goto out;
+		/* Not mapped: its key is as it was. */
+		mrcore_pool_return(set->pool, mr, true);
+		return ERR_PTR(ret);
 	}
-	*rkey = mr->key;
-	*iova = mr->iova;
 	req->mrs[req->nr_mrs] = mr;
 	req->sgl[req->nr_mrs] = own ? sg : NULL;
 	req->nr_mrs++;
-	return 0;
-
-out:
-	if (own)
-		kfree(sg);
-	return ret;
+	return mr;
 }
 
 /**
@@ -317,10 +320,16 @@ int rdma_rkey_map_sg(struct rdma_rkey_req *req, struct scatterlist *sg,
 		     unsigned int sg_nents, unsigned int remote_ops, u32 *rkey,
 		     u64 *iova)
 {
+	struct rdma_mr *mr;
+
 	if (!req || !req->set || !sg || !sg_nents || !rkey || !iova)
 		return -EINVAL;
-	return mrcore_rkey_map(req, sg, sg_nents, false, remote_ops, rkey,
-			       iova);
+	mr = mrcore_rkey_map(req, sg, sg_nents, remote_ops, false);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	*rkey = mr->key;
+	*iova = mr->iova;
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_map_sg, RDMA_MRCORE);
 
@@ -407,7 +416,8 @@ static int mrcore_rkey_map_src(struct rdma_rkey_req *req,
 	u32 max_pages = req->set->pool->mr_pages;
 	struct bvec_iter it = *iter;
 	struct scatterlist *sgl;
-	int n, ret;
+	struct rdma_mr *mr;
+	int n;
 
 	n = mrcore_rkey_walk(src, &it, max_pages, NULL);
 	if (n <= 0)
@@ -418,9 +428,13 @@ static int mrcore_rkey_map_src(struct rdma_rkey_req *req,
 	sg_init_table(sgl, n);
 	it = *iter;
 	mrcore_rkey_walk(src, &it, max_pages, sgl);
-	ret = mrcore_rkey_map(req, sgl, n, true, remote_ops, rkey, iova);
-	if (ret)
-		return ret;
+	mr = mrcore_rkey_map(req, sgl, n, remote_ops, true);
+	if (IS_ERR(mr)) {
+		kfree(sgl);
+		return PTR_ERR(mr);
+	}
+	*rkey = mr->key;
+	*iova = mr->iova;
 	*len = iter->bi_size - it.bi_size;
 	*iter = it;
 	return 0;
@@ -563,30 +577,29 @@ EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);
 void rdma_rkey_req_retire(struct rdma_rkey_req *req,
 			  const struct ib_wc *reply_wc)
 {
-	struct ib_send_wr *first = NULL, *prev;
-	bool signaled = false;
+	struct ib_send_wr *first = NULL;
 	u32 i;
 	int ret;
 
 	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS)
 		goto later;
-	for (i = 0; i < req->nr_mrs; i++)
-		if (!rdma_mr_check_remote_inv(req->mrs[i], reply_wc))
-			break;
-	/* Built from the last MR back, so that the signaled WR runs last. */
+	/*
+	 * Every MR of the request is a mapped rkey MR: only the reply's
+	 * invalidation is checked.  The LOCAL_INVs of the other keys are
+	 * built from the last MR back, so that the signaled WR, the first
+	 * one built, runs last; a backend that invalidates synchronously
+	 * posts nothing, and the next WR built is signaled instead.
+	 */
 	for (i = req->nr_mrs; i-- > 0;) {
 		struct rdma_mr *mr = req->mrs[i];
 
-		if (mr->state != RDMA_MR_MAPPED)
+		if (mrcore_mr_remote_inv(mr, reply_wc))
 			continue;
-		prev = first;
-		rdma_mr_set_cqe(mr, signaled ? NULL : &req->inv_cqe);
+		mr->cqe = first ? NULL : &req->inv_cqe;
 		ret = rdma_invalidate_mr(mr, &first);
-		rdma_mr_set_cqe(mr, NULL);
+		mr->cqe = NULL;
 		if (ret)
 			goto later;
-		/* A backend that invalidates synchronously posts nothing. */
-		signaled |= first != prev;
 	}
 	if (!first) {
 		mrcore_rkey_finish(req);

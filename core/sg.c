@@ -44,10 +44,23 @@ static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
 	}
 }
 
-/* Any list, measured entry by entry: mrcore_sg_summarize() for the rest. */
-static noinline int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset,
-					    int dma_nents, u32 mr_pages,
-					    struct mrcore_sg_summary *sum)
+/**
+ * mrcore_sg_summarize_any() - mrcore_sg_summarize() entry by entry
+ * @sg: as mrcore_sg_summarize().
+ * @offset: as mrcore_sg_summarize().
+ * @dma_nents: as mrcore_sg_summarize().
+ * @mr_pages: as mrcore_sg_summarize().
+ * @sum: as mrcore_sg_summarize().
+ *
+ * Any list: what a walk of the common list (mrcore_sg_whole_pages())
+ * leaves, errors included.
+ *
+ * Context: Any context.
+ * Return: as mrcore_sg_summarize().
+ */
+noinline int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset,
+				     int dma_nents, u32 mr_pages,
+				     struct mrcore_sg_summary *sum)
 {
 	struct scatterlist *s, *s_last = sg;
 	u32 holes = 0, runs = 0, run_pages = 0;
@@ -130,53 +143,20 @@ static noinline int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset,
 int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 			u32 mr_pages, struct mrcore_sg_summary *sum)
 {
-	u64 start = sg_dma_address(sg) + offset;
-	struct scatterlist *s = sg, *s_last;
-	u32 n = sg_dma_len(sg);
-	u64 length, acc;
-	u64 npages;
-	int i;
+	struct scatterlist *last;
+	u64 length = mrcore_sg_whole_pages(sg, offset, dma_nents, &last);
+	u32 npages = length >> PAGE_SHIFT;
 
-	/*
-	 * The common list first: every entry whole pages from a page
-	 * boundary, so none shares a page or leaves a hole, and the runs are
-	 * the pages cut every @mr_pages.  No entry can wrap while every start
-	 * stays below the top U32_MAX bytes and a page of the address space.
-	 * Anything else, errors included, is measured entry by entry.
-	 *
-	 * The checks of each entry fold into one word, tested once after the
-	 * loop: its start, and its length less a page, which is a multiple
-	 * of the page size for a length of whole pages and has its top bits
-	 * set for an entry shorter than a page (an empty one too): either
-	 * lands in the in-page bits or above the wrap limit.
-	 */
-	if (unlikely(offset >= n))
-		goto any;
-	length = n - offset;
-	acc = start | (length - PAGE_SIZE);
-	/* Counted down: one instruction less per entry than counting up. */
-	for (i = dma_nents - 1; i > 0; i--) {
-		s = mrcore_sg_step(s);
-		n = sg_dma_len(s);
-		acc |= sg_dma_address(s) | ((u64)n - PAGE_SIZE);
-		length += n;
-	}
-	if (unlikely((acc & ~PAGE_MASK) || length > U32_MAX ||
-		     acc > U64_MAX - PAGE_SIZE - U32_MAX))
-		goto any;
-
-	s_last = s;
-	npages = length >> PAGE_SHIFT;
+	if (unlikely(!length))
+		return mrcore_sg_summarize_any(sg, offset, dma_nents, mr_pages,
+					       sum);
 	sum->length = length;
 	sum->npages = npages;
 	sum->holes = 0;
 	sum->runs = mr_pages ? DIV_ROUND_UP(npages, mr_pages) : 0;
-	sum->last = s_last;
-	sum->last_len = sg_dma_len(s_last);
+	sum->last = last;
+	sum->last_len = sg_dma_len(last);
 	return 0;
-
-any:
-	return mrcore_sg_summarize_any(sg, offset, dma_nents, mr_pages, sum);
 }
 
 /**
