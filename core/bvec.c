@@ -7,7 +7,8 @@
  * spans physically contiguous pages, which one entry describes and the DMA
  * API maps whole), and the I/O then takes the scatterlist path, so every
  * strategy and backend serves bvec input alike.  A one-segment I/O keeps
- * its entry in the context; longer ones allocate the list.
+ * its entry in the context; longer ones take the list from a block of the
+ * pool's, as the I/O's WRs are (core/io.c).
  *
  * The seam for the two-step IOVA DMA API (dma_iova_try_alloc() and
  * dma_iova_link(), in kernels after 6.12, which this module does not
@@ -64,6 +65,42 @@ static void mrcore_bvec_to_sg(void *arg, int i, struct page *page,
 	sg_set_page(&sgl[i], page, len, offset);
 }
 
+/*
+ * The scatterlist of an I/O of @n segments: the context's own entry, a
+ * block of the pool's, or, for an I/O larger than the pool's max_pages or
+ * one that finds every block held, an allocation of its own (counted as
+ * io_allocs, as in core/io.c).
+ */
+static struct scatterlist *mrcore_bvec_sgl(struct rdma_io_ctx *ctx,
+					   struct rdma_io_pool *pool, u32 n)
+{
+	struct scatterlist *sgl = NULL;
+
+	if (n == 1)
+		return &ctx->inline_sg;
+	if (n <= pool->mem_sg)
+		sgl = mrcore_stash_get(&pool->sg_mem);
+	ctx->sg_pooled = sgl;
+	if (sgl)
+		return sgl;
+	sgl = kmalloc_array(n, sizeof(*sgl), GFP_KERNEL);
+	if (sgl)
+		mrcore_pool_stat_add(pool, MRCORE_STAT_IO_ALLOCS, 1);
+	return sgl;
+}
+
+static void mrcore_bvec_sgl_free(const struct rdma_io_ctx *ctx,
+				 struct rdma_io_pool *pool,
+				 struct scatterlist *sgl)
+{
+	if (sgl == &ctx->inline_sg)
+		return;
+	if (ctx->sg_pooled)
+		mrcore_stash_put(&pool->sg_mem, sgl);
+	else
+		kfree(sgl);
+}
+
 /**
  * rdma_io_ctx_init_bvec() - plan and build one RDMA READ or WRITE of bio_vecs
  * @ctx: the context, owned by the caller until rdma_io_ctx_destroy_bvec().
@@ -100,19 +137,15 @@ int rdma_io_ctx_init_bvec(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 	if (n < 0)
 		return n;
 
-	if (n == 1) {
-		sgl = &ctx->inline_sg;
-	} else {
-		sgl = kmalloc_array(n, sizeof(*sgl), GFP_KERNEL);
-		if (!sgl)
-			return -ENOMEM;
-	}
+	sgl = mrcore_bvec_sgl(ctx, pool, n);
+	if (!sgl)
+		return -ENOMEM;
 	sg_init_table(sgl, n);
 	mrcore_bvec_walk(bvecs, nr_bvec, iter, mrcore_bvec_to_sg, sgl);
 
 	ret = rdma_io_ctx_init(ctx, pool, sgl, n, 0, remote_addr, rkey, dir);
-	if (ret < 0 && sgl != &ctx->inline_sg)
-		kfree(sgl);
+	if (ret < 0)
+		mrcore_bvec_sgl_free(ctx, pool, sgl);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init_bvec, RDMA_MRCORE);
@@ -129,10 +162,10 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init_bvec, RDMA_MRCORE);
  */
 void rdma_io_ctx_destroy_bvec(struct rdma_io_ctx *ctx, const struct ib_wc *wc)
 {
+	struct rdma_io_pool *pool = ctx->pool;
 	struct scatterlist *sgl = ctx->map_sg;
 
 	rdma_io_ctx_destroy(ctx, wc);
-	if (sgl != &ctx->inline_sg)
-		kfree(sgl);
+	mrcore_bvec_sgl_free(ctx, pool, sgl);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_destroy_bvec, RDMA_MRCORE);

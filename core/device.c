@@ -30,6 +30,7 @@ static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_POOL_HITS] = "pool_hits",
 	[MRCORE_STAT_POOL_MISSES] = "pool_misses",
 	[MRCORE_STAT_POOL_FALLBACKS] = "pool_fallbacks",
+	[MRCORE_STAT_IO_ALLOCS] = "io_allocs",
 	[MRCORE_STAT_MR_RECYCLED] = "mr_recycled",
 	[MRCORE_STAT_POOL_SHRUNK] = "pool_shrunk",
 	[MRCORE_STAT_MR_INDEX_REFUSED] = "mr_index_refused",

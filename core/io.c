@@ -89,48 +89,82 @@ void mrcore_io_weights(struct ib_device *dev, u32 port_num,
 }
 
 /*
- * WRs, SGEs and MR pointers of one context, in one allocation.  The core's
- * builders write every WR and SGE whole, so their storage is not zeroed
- * first (@zero): at 256 SGEs that memset would cost more than the building.
+ * WRs, SGEs and MR pointers of an I/O larger than any block of its pool
+ * (more than max_pages pages), or of one that found every block held (more
+ * than max_ctxs in flight): allocated for the I/O rather than failing it,
+ * and counted (io_allocs).
  */
-static noinline int mrcore_io_alloc_mem(struct rdma_io_ctx *ctx, u32 nr_wrs,
-					u32 nr_sges, u32 nr_mrs, bool zero)
+static int mrcore_io_alloc_own(struct rdma_io_ctx *ctx, u32 nr_wrs,
+			       u32 nr_sges, u32 nr_mrs)
 {
 	size_t wrs = array_size(nr_wrs, sizeof(*ctx->wrs));
 	size_t sges = array_size(nr_sges, sizeof(*ctx->sges));
 	size_t mrs = array_size(nr_mrs, sizeof(*ctx->mrs));
-	size_t size = size_add(size_add(wrs, sges), mrs);
 	void *mem;
 
-	mem = zero ? kzalloc(size, GFP_KERNEL) : kmalloc(size, GFP_KERNEL);
+	mem = kmalloc(size_add(size_add(wrs, sges), mrs), GFP_KERNEL);
 	if (!mem)
 		return -ENOMEM;
+	mrcore_pool_stat_add(ctx->pool, MRCORE_STAT_IO_ALLOCS, 1);
+	ctx->mem_pooled = false;
 	ctx->wrs = mem;
 	ctx->sges = mem + wrs;
 	ctx->mrs = nr_mrs ? mem + wrs + sges : NULL;
 	return 0;
 }
 
-/* A one-WR, one-SGE I/O, with or without an MR, uses the context's own. */
+/*
+ * WRs, SGEs and MR pointers of one context, in a block of its pool's
+ * (mrcore_stash_get()), which every I/O of up to the pool's max_pages
+ * pages fits: after the pool's first I/Os, an I/O allocates nothing.
+ */
+static noinline int mrcore_io_alloc_mem(struct rdma_io_ctx *ctx, u32 nr_wrs,
+					u32 nr_sges, u32 nr_mrs)
+{
+	struct rdma_io_pool *pool = ctx->pool;
+	void *mem = NULL;
+
+	if (likely(nr_wrs <= pool->mem_wrs && nr_sges <= pool->mem_sges &&
+		   nr_mrs <= pool->mem_mrs))
+		mem = mrcore_stash_get(&pool->io_mem);
+	if (unlikely(!mem))
+		return mrcore_io_alloc_own(ctx, nr_wrs, nr_sges, nr_mrs);
+	ctx->mem_pooled = true;
+	ctx->wrs = mem;
+	ctx->sges = mem + pool->mem_sges_at;
+	ctx->mrs = nr_mrs ? mem + pool->mem_mrs_at : NULL;
+	return 0;
+}
+
+/*
+ * A one-WR, one-SGE I/O, with or without an MR, uses the context's own.
+ * The core's builders write every WR and SGE whole, so the storage is not
+ * zeroed: at 256 SGEs that memset would cost more than the building.
+ */
 static inline int mrcore_io_alloc(struct rdma_io_ctx *ctx, u32 nr_wrs,
-				  u32 nr_sges, u32 nr_mrs, bool zero)
+				  u32 nr_sges, u32 nr_mrs)
 {
 	if (likely(nr_wrs == 1 && nr_sges == 1 && nr_mrs <= 1)) {
 		ctx->wrs = &ctx->inline_wr;
 		ctx->sges = &ctx->inline_sge;
 		ctx->mrs = nr_mrs ? &ctx->inline_mr : NULL;
-		if (zero) {
-			memset(&ctx->inline_wr, 0, sizeof(ctx->inline_wr));
-			memset(&ctx->inline_sge, 0, sizeof(ctx->inline_sge));
-		}
 		return 0;
 	}
-	return mrcore_io_alloc_mem(ctx, nr_wrs, nr_sges, nr_mrs, zero);
+	return mrcore_io_alloc_mem(ctx, nr_wrs, nr_sges, nr_mrs);
 }
 
+/*
+ * The storage of mrcore_io_alloc(), back to the pool or freed; none for
+ * the context's own, or for a custom build that took none (@ctx->wrs
+ * %NULL).
+ */
 static inline void mrcore_io_free(struct rdma_io_ctx *ctx)
 {
-	if (ctx->wrs != &ctx->inline_wr)
+	if (ctx->wrs == &ctx->inline_wr)
+		return;
+	if (ctx->mem_pooled)
+		mrcore_stash_put(&ctx->pool->io_mem, ctx->wrs);
+	else
 		kfree(ctx->wrs);
 }
 
@@ -141,14 +175,22 @@ static inline void mrcore_io_free(struct rdma_io_ctx *ctx)
  * @nr_sges: SGEs.
  *
  * For backends that build their own READ/WRITE WRs (@io_build).  A one-WR,
- * one-SGE I/O uses storage inside the context and allocates nothing.
+ * one-SGE I/O uses storage inside the context; a larger one a block of the
+ * pool's, as the core's own strategies do.
  *
  * Context: Process context; may sleep.
  * Return: 0 or -ENOMEM.
  */
 int rdma_io_alloc_wrs(struct rdma_io_ctx *ctx, u32 nr_wrs, u32 nr_sges)
 {
-	return mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0, true);
+	int ret = mrcore_io_alloc(ctx, nr_wrs, nr_sges, 0);
+
+	if (ret)
+		return ret;
+	/* A backend's builder may leave fields it does not use unset. */
+	memset(ctx->wrs, 0, array_size(nr_wrs, sizeof(*ctx->wrs)));
+	memset(ctx->sges, 0, array_size(nr_sges, sizeof(*ctx->sges)));
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_alloc_wrs, RDMA_MRCORE);
 
@@ -227,7 +269,7 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	u32 w, j;
 	int ret;
 
-	ret = mrcore_io_alloc(ctx, nr_wrs, left, 0, false);
+	ret = mrcore_io_alloc(ctx, nr_wrs, left, 0);
 	if (ret)
 		return ret;
 
@@ -547,7 +589,7 @@ static noinline int mrcore_io_build_chain(struct rdma_io_ctx *ctx,
 	u32 i;
 	int ret;
 
-	ret = mrcore_io_alloc(ctx, n, n, n, false);
+	ret = mrcore_io_alloc(ctx, n, n, n);
 	if (ret)
 		return ret;
 	ret = mrcore_pool_take(pool, ctx->mrs, n);
@@ -785,8 +827,9 @@ static int mrcore_io_build(struct rdma_io_ctx *ctx,
 					   c->kind == MRCORE_IO_IWARP_READ);
 	default:
 		ctx->wrs = NULL;
+		ctx->mem_pooled = false;
 		ret = c->ops->io_build(ctx);
-		/* What rdma_io_alloc_wrs() gave a failed build, the core frees. */
+		/* What rdma_io_alloc_wrs() gave a failed build goes back. */
 		if (ret && ctx->wrs)
 			mrcore_io_free(ctx);
 		return ret;

@@ -318,6 +318,10 @@ void mrcore_mr_dev_release(struct rdma_mr *mr);
  * @MRCORE_STAT_POOL_HITS: MRs taken from a pool.
  * @MRCORE_STAT_POOL_MISSES: takes refused, too few free MRs.
  * @MRCORE_STAT_POOL_FALLBACKS: I/Os moved without MRs after a miss.
+ * @MRCORE_STAT_IO_ALLOCS: storage an I/O allocated for itself (its WRs,
+ *	SGEs and MR slots, or a bio_vec I/O's scatterlist), because every
+ *	block of its pool was in use (more I/Os in flight than the pool's
+ *	max_ctxs) or it was larger than the pool's max_pages.
  * @MRCORE_STAT_MR_RECYCLED: MRs whose device MR was replaced: to kill the
  *	key of a failed or flushed I/O, or because it had handed out
  *	%MRCORE_KEY_USES keys.
@@ -351,6 +355,7 @@ enum mrcore_stat {
 	MRCORE_STAT_POOL_HITS,
 	MRCORE_STAT_POOL_MISSES,
 	MRCORE_STAT_POOL_FALLBACKS,
+	MRCORE_STAT_IO_ALLOCS,
 	MRCORE_STAT_MR_RECYCLED,
 	MRCORE_STAT_POOL_SHRUNK,
 	MRCORE_STAT_MR_INDEX_REFUSED,
@@ -616,6 +621,25 @@ struct mrcore_io_set {
 };
 
 /**
+ * struct mrcore_io_stash - storage blocks of one size for a pool's I/Os
+ * @lock: protects @free and @nr.
+ * @free: the blocks no I/O holds, linked through their first word.
+ * @nr: blocks allocated, free or held.
+ * @max: the most it allocates: the pool's max_ctxs.
+ * @size: bytes of a block.
+ */
+struct mrcore_io_stash {
+	spinlock_t lock;	/* protects @free and @nr */
+	void *free;
+	u32 nr;
+	u32 max;
+	size_t size;
+};
+
+void *mrcore_stash_get(struct mrcore_io_stash *st);
+void mrcore_stash_put(struct mrcore_io_stash *st, void *block);
+
+/**
  * struct rdma_io_pool - the MRs of one QP
  * @info: what backends may know of the pool (rdma_io_pool_get_info()).
  * @mr_backend: the backend of the MRs, or %NULL if no MR backend serves
@@ -647,6 +671,17 @@ struct mrcore_io_set {
  *	(mrcore_nodev_stats): never %NULL, so that the I/O path counts
  *	without a test.
  * @last: @mdev's last choices, or those no device reads.
+ * @io_mem: blocks of @mem_wrs WRs, @mem_sges SGEs and @mem_mrs MR
+ *	pointers, for the I/Os that do not fit the context's own
+ *	(mrcore_io_alloc()).
+ * @sg_mem: blocks of @mem_sg scatterlist entries, for the bio_vec I/Os of
+ *	several segments (rdma_io_ctx_init_bvec()).
+ * @mem_wrs: RDMA WRs of the worst plan of an I/O of max_pages pages.
+ * @mem_sges: its SGEs.
+ * @mem_mrs: its MRs.
+ * @mem_sg: its segments: max_pages.
+ * @mem_sges_at: where the SGEs of an @io_mem block start, in bytes.
+ * @mem_mrs_at: where its MR pointers start.
  */
 struct rdma_io_pool {
 	struct rdma_io_pool_info info;
@@ -673,6 +708,14 @@ struct rdma_io_pool {
 	struct mrcore_device *mdev;
 	struct mrcore_device_stats __percpu *stats;
 	u32 *last;
+	struct mrcore_io_stash io_mem;
+	struct mrcore_io_stash sg_mem;
+	u32 mem_wrs;
+	u32 mem_sges;
+	u32 mem_mrs;
+	u32 mem_sg;
+	size_t mem_sges_at;
+	size_t mem_mrs_at;
 };
 
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,

@@ -216,6 +216,121 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
+/*
+ * The storage of I/Os that do not fit their context's own: a free list of
+ * blocks, each large enough for any I/O the pool was created for, so that
+ * an I/O allocates nothing once its pool has served as many at once before.
+ *
+ * Blocks are allocated when an I/O finds none free, at most max_ctxs of
+ * them, and kept until the pool is destroyed: never all of them when the
+ * pool is made.  A ULP sizes max_ctxs for its busiest moment (svcrdma: three
+ * contexts per credit), and its pools are per connection; made up front,
+ * the blocks of a connection that moves one I/O at a time, or only
+ * single-entry ones (which need none), would hold megabytes that no I/O
+ * ever touches.  Made when needed, a pool holds the most multi-entry I/Os
+ * it has had in flight at once.  Documentation/design.rst gives the sizes.
+ */
+struct mrcore_stash_block {
+	struct mrcore_stash_block *next;
+};
+
+static void mrcore_stash_init(struct mrcore_io_stash *st, u32 max,
+			      size_t size)
+{
+	st->max = max;
+	st->size = size;
+}
+
+/* A new block for mrcore_stash_get(), if fewer than @st->max exist. */
+static void *mrcore_stash_grow(struct mrcore_io_stash *st)
+{
+	unsigned long flags;
+	void *block;
+	bool grow;
+
+	spin_lock_irqsave(&st->lock, flags);
+	grow = st->nr < st->max;
+	if (grow)
+		st->nr++;
+	spin_unlock_irqrestore(&st->lock, flags);
+	if (!grow)
+		return NULL;
+	/* Quietly: the I/O falls back to storage of its own size. */
+	block = kmalloc(st->size, GFP_KERNEL | __GFP_NOWARN);
+	if (!block) {
+		spin_lock_irqsave(&st->lock, flags);
+		st->nr--;
+		spin_unlock_irqrestore(&st->lock, flags);
+	}
+	return block;
+}
+
+/**
+ * mrcore_stash_get() - a block of a pool's stash for one I/O
+ * @st: the stash.
+ *
+ * A block an earlier I/O gave back, or a new one while fewer than
+ * @st->max exist.
+ *
+ * Context: Process context; may sleep.
+ * Return: the block, of @st->size bytes, not zeroed; or %NULL if @st->max
+ * blocks are held by I/Os, or no new one could be allocated.
+ */
+void *mrcore_stash_get(struct mrcore_io_stash *st)
+{
+	struct mrcore_stash_block *b;
+	unsigned long flags;
+
+	spin_lock_irqsave(&st->lock, flags);
+	b = st->free;
+	if (likely(b))
+		st->free = b->next;
+	spin_unlock_irqrestore(&st->lock, flags);
+	return b ?: mrcore_stash_grow(st);
+}
+
+/**
+ * mrcore_stash_put() - give back a block of mrcore_stash_get()
+ * @st: the stash it came from.
+ * @block: the block.
+ *
+ * Context: Any context: an I/O that completed may be destroyed in its
+ * completion handler.
+ */
+void mrcore_stash_put(struct mrcore_io_stash *st, void *block)
+{
+	struct mrcore_stash_block *b = block;
+	unsigned long flags;
+
+	spin_lock_irqsave(&st->lock, flags);
+	b->next = st->free;
+	st->free = b;
+	spin_unlock_irqrestore(&st->lock, flags);
+}
+
+/* Blocks of @st that an I/O still holds: a caller bug at the pool's end. */
+static u32 mrcore_stash_held(const struct mrcore_io_stash *st)
+{
+	const struct mrcore_stash_block *b;
+	u32 free = 0;
+
+	for (b = st->free; b; b = b->next)
+		free++;
+	return st->nr - free;
+}
+
+/* Free the blocks no I/O holds; a held one is left to its I/O. */
+static void mrcore_stash_free(struct mrcore_io_stash *st)
+{
+	struct mrcore_stash_block *b;
+
+	while (st->free) {
+		b = st->free;
+		st->free = b->next;
+		kfree(b);
+	}
+}
+
 static void mrcore_pool_free_list(struct list_head *list)
 {
 	struct rdma_mr *mr, *tmp;
@@ -237,6 +352,8 @@ static void mrcore_pool_free(struct rdma_io_pool *pool)
 	}
 	mrcore_pool_free_list(&pool->clean);
 	mrcore_pool_free_list(&pool->stale);
+	mrcore_stash_free(&pool->io_mem);
+	mrcore_stash_free(&pool->sg_mem);
 	mrcore_device_put(pool->mdev);
 	mutex_destroy(&pool->resolve_lock);
 	kfree(pool);
@@ -503,6 +620,8 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 	pool->stats = pool->mdev ? pool->mdev->stats : &mrcore_nodev_stats;
 	pool->last = pool->mdev ? pool->mdev->last : mrcore_nodev_last;
 	spin_lock_init(&pool->lock);
+	spin_lock_init(&pool->io_mem.lock);
+	spin_lock_init(&pool->sg_mem.lock);
 	mutex_init(&pool->resolve_lock);
 	INIT_LIST_HEAD(&pool->clean);
 	INIT_LIST_HEAD(&pool->stale);
@@ -529,6 +648,41 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 	return pool;
 }
 
+/*
+ * The blocks of the I/Os of up to @max_pages pages (mrcore_stash_get()):
+ * an SGE per page, as an I/O has at most an entry per page; the RDMA WRs
+ * of the plan that posts the most of them, which are those of
+ * rdma_io_max_send_wr()'s plans but the registrations and invalidations
+ * (the MRs hold those); an MR per run.  The scatterlist of a bio_vec I/O
+ * has an entry per segment, at most one per page.
+ */
+static void mrcore_pool_size_mem(struct rdma_io_pool *pool, u32 max_ctxs,
+				 u32 max_pages)
+{
+	const struct ib_qp *qp = pool->info.qp;
+	u32 per_wr = max_t(u32, qp->max_write_sge, 1);
+	size_t sges_at, mrs_at;
+
+	/* An iWARP READ never goes as SGEs: its sink must be an MR. */
+	if (!pool->info.iwarp)
+		per_wr = min_t(u32, per_wr, max_t(u32, qp->max_read_sge, 1));
+	pool->mem_mrs = mrcore_pool_factor(pool->mr_pages, max_pages);
+	pool->mem_wrs = max_t(u32, DIV_ROUND_UP_ULL(max_pages, per_wr),
+			      pool->mem_mrs);
+	pool->mem_sges = max_pages;
+	pool->mem_sg = max_pages;
+	sges_at = array_size(pool->mem_wrs, sizeof(struct ib_rdma_wr));
+	mrs_at = size_add(sges_at, array_size(pool->mem_sges,
+					      sizeof(struct ib_sge)));
+	pool->mem_sges_at = sges_at;
+	pool->mem_mrs_at = mrs_at;
+	mrcore_stash_init(&pool->io_mem, max_ctxs,
+			  size_add(mrs_at, array_size(pool->mem_mrs,
+						      sizeof(struct rdma_mr *))));
+	mrcore_stash_init(&pool->sg_mem, max_ctxs,
+			  array_size(max_pages, sizeof(struct scatterlist)));
+}
+
 /**
  * rdma_io_pool_create() - the MR pool of a QP
  * @qp: the QP the I/Os will be posted on.
@@ -538,7 +692,12 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
  *
  * Allocates @max_ctxs * rdma_io_mr_factor() MRs.  A device no MR backend
  * serves gets a pool without MRs: its I/Os all use READ/WRITE WRs on the
- * local DMA lkey.
+ * local DMA lkey.  The WRs, SGEs and MR slots of an I/O of several (and
+ * the scatterlist of a bio_vec I/O of several segments) come from blocks
+ * the pool allocates as its I/Os first need them, at most @max_ctxs of
+ * each kind, and keeps: an I/O of up to @max_pages pages, one of at most
+ * @max_ctxs in flight, allocates nothing once the pool has had as many in
+ * flight before.  One beyond either allocates its own (``io_allocs``).
  *
  * Context: Process context; may sleep.
  * Return: the pool, or an ERR_PTR(): -EINVAL for a NULL @qp or zero
@@ -581,6 +740,7 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 	mrcore_io_weights(qp->device, port_num,
 			  pool->nr_total ? pool->mr_backend : NULL,
 			  &pool->info.weights);
+	mrcore_pool_size_mem(pool, max_ctxs, max_pages);
 	return pool;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
@@ -589,8 +749,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
  * rdma_io_pool_destroy() - free a pool and its MRs
  * @pool: the pool, or %NULL.
  *
- * Every I/O of the pool must have been destroyed; an MR still held by one
- * is a caller bug that warns once and is left to its context.
+ * Every I/O of the pool must have been destroyed; an MR or a storage
+ * block still held by one is a caller bug that warns once and is left to
+ * its context.
  *
  * Context: Process context; may sleep.
  */
@@ -599,7 +760,9 @@ void rdma_io_pool_destroy(struct rdma_io_pool *pool)
 	if (!pool)
 		return;
 	flush_work(&pool->recycle_work);
-	WARN_ON_ONCE(pool->nr_free != pool->nr_total);
+	WARN_ON_ONCE(pool->nr_free != pool->nr_total ||
+		     mrcore_stash_held(&pool->io_mem) ||
+		     mrcore_stash_held(&pool->sg_mem));
 	mrcore_pool_free(pool);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_destroy, RDMA_MRCORE);

@@ -164,6 +164,10 @@ struct rdma_io_pool;
  * @dma_nents: DMA entries from @sg on.
  * @dir: %DMA_FROM_DEVICE for a READ, %DMA_TO_DEVICE for a WRITE.
  * @kind: how the I/O is built and undone (enum mrcore_io_kind).
+ * @mem_pooled: @wrs, @sges and @mrs are in a block of the pool's, which
+ *	goes back to it; else they are the context's own, or were allocated
+ *	for this I/O.
+ * @sg_pooled: @map_sg of rdma_io_ctx_init_bvec() is a block of the pool's.
  * @remote_addr: the peer's address.
  * @rkey: the peer's key.
  * @length: bytes the I/O moves.
@@ -195,6 +199,8 @@ struct rdma_io_ctx {
 	int dma_nents;
 	enum dma_data_direction dir;
 	u32 kind;
+	bool mem_pooled;
+	bool sg_pooled;
 	u64 remote_addr;
 	u32 rkey;
 	u64 length;

@@ -120,6 +120,87 @@ TEST_P(BvecTest, IteratorsThatDoNotFitAreRefusedWithNothingHeld)
 	EXPECT_TRUE(Untouched(remote_));
 }
 
+// The scatterlist of an I/O of several segments comes from a block of the
+// pool's, as its WRs do: after the first such I/O, one allocates nothing.
+// More in flight than the pool's max_ctxs, or more segments than its
+// max_pages, allocate their own, counted as io_allocs; a refused I/O gives
+// its block back.
+TEST_P(BvecTest, SegmentsTakeTheirScatterlistFromThePool)
+{
+	const auto live = [] { return sim::counters().kmalloc_live; };
+	const auto io_allocs = [] {
+		return std::stoul(DeviceFile("local", "counters")["io_allocs"]);
+	};
+	// Three pages, a page apart, from page @first.
+	const auto three = [this](size_t first) {
+		return std::vector<bio_vec>{Bv(first * PAGE_SIZE, PAGE_SIZE),
+					    Bv((first + 2) * PAGE_SIZE, PAGE_SIZE),
+					    Bv((first + 4) * PAGE_SIZE, PAGE_SIZE)};
+	};
+	const bvec_iter all = {.bi_size = 3 * PAGE_SIZE};
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+
+	ExposeRemote(80 * PAGE_SIZE);
+	const std::vector<bio_vec> bv = three(0);
+	Sg expect;
+	for (size_t page : {0, 2, 4})
+		expect.add(arena_, page, 0, PAGE_SIZE);
+	long base = 0;
+	for (unsigned int round = 0; round < 3; round++) {
+		SCOPED_TRACE(round);
+		rdma_io_ctx ctx;
+		Prepare(false, round + 1);
+		ASSERT_GT(rdma_io_ctx_init_bvec(&ctx, pool_, bv.data(), 3, all,
+						remote_.addr(0), rkey(),
+						DMA_TO_DEVICE), 0);
+		EXPECT_TRUE(ctx.sg_pooled);
+		// The first I/O resolved the pool's backends and made blocks.
+		if (!round)
+			base = live();
+		EXPECT_EQ(live(), base);
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		EXPECT_TRUE(Landed(expect, false));
+		rdma_io_ctx_destroy_bvec(&ctx, &ok);
+		EXPECT_EQ(live(), base);
+	}
+	EXPECT_EQ(io_allocs(), 0u);
+
+	// A refused I/O (no such direction) gives its block back.
+	rdma_io_ctx bad;
+	EXPECT_EQ(rdma_io_ctx_init_bvec(&bad, pool_, bv.data(), 3, all,
+					remote_.addr(0), rkey(),
+					DMA_BIDIRECTIONAL), -EINVAL);
+	EXPECT_EQ(live(), base);
+
+	// Five in flight on a pool of four: the fifth's list is its own.
+	std::vector<bio_vec> bvs[5];
+	rdma_io_ctx c[5];
+	for (unsigned int i = 0; i < 5; i++) {
+		bvs[i] = three(8 * (i + 1));
+		ASSERT_GT(rdma_io_ctx_init_bvec(&c[i], pool_, bvs[i].data(), 3,
+						all, remote_.addr(0), rkey(),
+						DMA_TO_DEVICE), 0);
+		EXPECT_EQ(c[i].sg_pooled, i < 4) << i;
+	}
+	EXPECT_GE(io_allocs(), 1u);
+	for (rdma_io_ctx &ctx : c)
+		rdma_io_ctx_destroy_bvec(&ctx, nullptr);
+
+	// 65 segments on a pool made for 64 pages: its own list.
+	std::vector<bio_vec> many;
+	for (unsigned int i = 0; i < 65; i++)
+		many.push_back(Bv((64 + i) * PAGE_SIZE, PAGE_SIZE));
+	const unsigned long before = io_allocs();
+	rdma_io_ctx ctx;
+	ASSERT_GT(rdma_io_ctx_init_bvec(&ctx, pool_, many.data(), 65,
+					{.bi_size = 65 * PAGE_SIZE},
+					remote_.addr(0), rkey(), DMA_TO_DEVICE),
+		  0);
+	EXPECT_FALSE(ctx.sg_pooled);
+	EXPECT_GE(io_allocs(), before + 1);
+	rdma_io_ctx_destroy_bvec(&ctx, nullptr);
+}
+
 INSTANTIATE_TEST_SUITE_P(Profiles, BvecTest,
 			 ::testing::Values(&sim::kRoce, &sim::kIwarp, &sim::kSiw),
 			 [](const auto &info) { return std::string(info.param->name); });

@@ -124,10 +124,25 @@ TEST_F(IoBehaviourTest, IwarpSinkKeyIsDeadOnceTheReadCompletes)
 	EXPECT_EQ(ctx.last->ex.invalidate_rkey, sink_key);
 
 	// While registered the sink takes remote writes (that is why it is
-	// temporary); once the READ completes the key is dead.
+	// temporary): the control, between the REG_MR and the READ, with only
+	// the peer's WRITE run.  Once the READ completes the key is dead: the
+	// same WRITE (QP, key, address, length) is refused.
 	Buffer junk(1);
-	ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
-	EXPECT_TRUE(ReadsLanded({&sg}));
+	ib_cqe cqe{};
+	auto &cq = sim::completions(local_.qp);
+	ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+	ASSERT_EQ(sim::step(local_.qp, 1), 1u);		// the REG_MR
+	u8 *sink = reinterpret_cast<u8 *>(static_cast<uintptr_t>(sink_iova));
+	ASSERT_TRUE(arena_.holds(sink, 64));
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, sink_iova, sink_key, junk.at(0), 64,
+			   true), IB_WC_SUCCESS)
+		<< "control: the peer's WRITE through the live sink key";
+	EXPECT_TRUE(Moved(junk.span(0, 64), std::span<const u8>(sink, 64)));
+	sim::drain();
+	ASSERT_FALSE(cq.empty());
+	EXPECT_EQ(cq.back().cqe, &cqe);
+	ASSERT_EQ(cq.back().status, IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&sg})) << "the READ overwrote the control's bytes";
 	sim::Mr *hw = local_.hca->find_mr(sink_key);
 	ASSERT_NE(hw, nullptr);
 	EXPECT_FALSE(hw->valid);
@@ -422,6 +437,116 @@ TEST_F(IoBehaviourTest, HolesStartNewMrs)
 	rdma_io_ctx_destroy(&ctx, &ok);
 }
 
+// An I/O of several WRs, SGEs or MRs takes them from a block of its pool:
+// made when the pool first needs one, at most max_ctxs of them, and kept,
+// so that later I/Os allocate nothing.  One I/O more in flight than
+// max_ctxs, or one larger than the pool's max_pages, allocates its own
+// rather than failing, and the device counts it (io_allocs).
+TEST_F(IoBehaviourTest, IosTakeTheirStorageFromThePool)
+{
+	SetUpIo(sim::kRoce, 2, 8);
+	ExposeRemote(16 * PAGE_SIZE);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	const auto live = [] { return sim::counters().kmalloc_live; };
+	const auto io_allocs = [] {
+		return DeviceFile("local", "counters")["io_allocs"];
+	};
+
+	// A one-entry I/O first: the pool resolves its backends (allocated).
+	{
+		rdma_io_ctx ctx;
+		Sg sg;
+		ASSERT_EQ(Init(&ctx, &sg, 1, true), 1);
+		rdma_io_ctx_destroy(&ctx, nullptr);
+	}
+	const long base = live();
+	for (unsigned int round = 0; round < 3; round++) {
+		SCOPED_TRACE(round);
+		rdma_io_ctx ctx;
+		Sg sg;
+		Prepare(true, round + 1);
+		ASSERT_EQ(Init(&ctx, &sg, 8, true), 1);	// READ[8]
+		EXPECT_TRUE(ctx.mem_pooled);
+		EXPECT_EQ(live(), base + 1) << "not the one block, kept";
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		EXPECT_TRUE(ReadsLanded({&sg}));
+		rdma_io_ctx_destroy(&ctx, &ok);
+		EXPECT_EQ(live(), base + 1);
+	}
+	EXPECT_EQ(io_allocs(), "0");
+
+	// Three in flight: a second block, then the third's own storage.
+	rdma_io_ctx c[3];
+	Sg s[3];
+	Prepare(true, 4);
+	for (unsigned int i = 0; i < 3; i++)
+		ASSERT_EQ(Init(&c[i], &s[i], 8, true, 16 * (i + 1)), 1);
+	EXPECT_TRUE(c[0].mem_pooled && c[1].mem_pooled);
+	EXPECT_FALSE(c[2].mem_pooled);
+	EXPECT_EQ(live(), base + 3);
+	EXPECT_EQ(io_allocs(), "1");
+	for (rdma_io_ctx &ctx : c)
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&s[0], &s[1], &s[2]}));
+	for (rdma_io_ctx &ctx : c)
+		rdma_io_ctx_destroy(&ctx, &ok);
+	EXPECT_EQ(live(), base + 2) << "the pool keeps max_ctxs blocks";
+
+	// Twelve pages on a pool made for eight: its own storage, counted.
+	rdma_io_ctx big;
+	Sg sb;
+	Prepare(true, 5);
+	ASSERT_EQ(Init(&big, &sb, 12, true, 64), 1);	// READ[12]
+	EXPECT_FALSE(big.mem_pooled);
+	EXPECT_EQ(io_allocs(), "2");
+	ASSERT_EQ(RunIo(&big), IB_WC_SUCCESS);
+	EXPECT_TRUE(ReadsLanded({&sb}));
+	rdma_io_ctx_destroy(&big, &ok);
+	EXPECT_EQ(live(), base + 2);
+}
+
+// The MRs of an I/O of several runs, with their WRs and SGEs: in a block
+// too, which a failed build gives back.
+TEST_F(IoBehaviourTest, MrChainTakesItsStorageFromThePool)
+{
+	SetUpIo(sim::kRoce, 1, 8);
+	local_.hca->dev()->attrs.max_fast_reg_page_list_len = 4;
+	ReplacePool(1, 8);			// two MRs of 4 pages
+	ASSERT_EQ(rdma_io_pool_force_backend(pool_, "frwr"), 0);
+	ExposeRemote(8 * PAGE_SIZE);
+	ib_wc ok = Wc(IB_WC_SUCCESS);
+	long base = 0;
+
+	for (unsigned int round = 0; round < 3; round++) {
+		SCOPED_TRACE(round);
+		rdma_io_ctx ctx;
+		Sg sg;
+		Prepare(false, round + 1);
+		ASSERT_GT(Init(&ctx, &sg, 8, false), 0);
+		EXPECT_EQ(ctx.nr_mrs, 2u);
+		EXPECT_TRUE(ctx.mem_pooled);
+		// The first I/O resolved the pool's backends and made the block.
+		if (!round)
+			base = sim::counters().kmalloc_live;
+		EXPECT_EQ(sim::counters().kmalloc_live, base);
+		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		EXPECT_TRUE(Landed(sg, false));
+		rdma_io_ctx_destroy(&ctx, &ok);
+		EXPECT_EQ(sim::counters().kmalloc_live, base);
+	}
+	// No MR free: the take fails after the block was taken, and the
+	// block goes back with the MRs left alone.
+	rdma_io_ctx ctx;
+	Sg sg;
+	ASSERT_EQ(rdma_mrcore_fault_arm("pool_empty", 0, 1), 0);
+	EXPECT_EQ(Init(&ctx, &sg, 8, false), -EAGAIN);
+	ASSERT_EQ(rdma_mrcore_fault_arm("pool_empty", 0, 0), 0);
+	EXPECT_EQ(sim::counters().kmalloc_live, base);
+	EXPECT_EQ(pool_->io_mem.nr, 1u);
+	EXPECT_NE(pool_->io_mem.free, nullptr) << "the block is still held";
+	EXPECT_EQ(DeviceFile("local", "counters")["io_allocs"], "0");
+}
+
 TEST_F(IoBehaviourTest, BadInputIsRefusedWithNothingHeld)
 {
 	SetUpIo(sim::kIwarp, 1, 16);
@@ -597,6 +722,8 @@ TEST_F(IoBehaviourTest, DeviceCountersAndBackends)
 	EXPECT_EQ(n["pool_hits"], "1");
 	EXPECT_EQ(n["pool_misses"], "1");
 	EXPECT_EQ(n["pool_fallbacks"], "1");
+	// b's 9 WRs and 256 SGEs: in the pool's block, not allocated.
+	EXPECT_EQ(n["io_allocs"], "0");
 	EXPECT_EQ(n["err_pool_dry"], "0");
 	EXPECT_EQ(n["err_completion"], "1");
 	EXPECT_EQ(n["err_post"], "0");
