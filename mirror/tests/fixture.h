@@ -411,15 +411,18 @@ protected:
 	// its own buffer, or WRITEs its buffer there, and the devices run;
 	// returns the completion status.  Its buffer is its PD's DMA lkey,
 	// or for a READ on a device that follows the iWARP rule, a sink MR
-	// with REMOTE_WRITE.
+	// with REMOTE_WRITE.  With @alone only the peer's WR runs (Rdma()):
+	// what the local QP still has queued stays queued.
 	ib_wc_status PeerRdma(ib_wr_opcode op, u64 remote_addr, u32 rkey,
-			      void *peer_mem, u32 len)
+			      void *peer_mem, u32 len, bool alone = false)
 	{
-		return PeerRdmaOn(peer_.qp, op, remote_addr, rkey, peer_mem, len);
+		return PeerRdmaOn(peer_.qp, op, remote_addr, rkey, peer_mem, len,
+				  alone);
 	}
 
 	ib_wc_status PeerRdmaOn(ib_qp *qp, ib_wr_opcode op, u64 remote_addr,
-				u32 rkey, void *peer_mem, u32 len)
+				u32 rkey, void *peer_mem, u32 len,
+				bool alone = false)
 	{
 		const sim::Profile &p = peer_.hca->profile();
 		sim::Mr *sink = nullptr;
@@ -431,7 +434,7 @@ protected:
 		ib_wc_status st = Rdma(qp, op, reinterpret_cast<uintptr_t>(peer_mem),
 				       sink ? sink->ibmr.lkey :
 					      peer_.pd->local_dma_lkey,
-				       remote_addr, rkey, len);
+				       remote_addr, rkey, len, alone);
 		if (sink)
 			peer_.hca->dereg_mr(sink);
 		return st;
@@ -472,8 +475,52 @@ protected:
 					  peer_mem, len));
 	}
 
+	// The positive control of a key-death check: while @key lives, the
+	// attacker (Attack()) is served @op through it at [@addr, +@len) and
+	// the bytes move: a WRITE's land under the key, a READ brings those
+	// under it.  @why: what grants it.  The bytes under the key are put
+	// back after, so that a later Untouched() still holds.  A test that
+	// then finds the key refused knows the attacker could post, the same
+	// op, key, address and length.
+	void ExpectServedThrough(ib_wr_opcode op, u64 addr, u32 key, u32 len,
+				 const char *why)
+	{
+		ExpectServedAt(op, addr, key, len, "the live key", why);
+	}
+
+	// The attacker's reach: the control of a refusal through a key that
+	// never lived (a registration that never ran) or that grants the
+	// peer nothing (an lkey; a READ sink off iWARP; a WRITE source),
+	// where no access through the key itself can be shown served.  The
+	// same attacker, op, address and length, through a reference rkey
+	// the test exposes over the same bytes with both remote rights, is
+	// served and moves the bytes (put back after).  A refusal that
+	// follows is then the key's: its death, or its lack of rights, and
+	// not an attacker that never posted.  On @qp, a peer QP, where the
+	// refusal that follows comes over it; else over a new connection of
+	// the shared PD, as Attack().
+	void ExpectAttackerReaches(ib_wr_opcode op, u64 addr, u32 len,
+				   ib_qp *qp = nullptr)
+	{
+		void *mem = reinterpret_cast<void *>(static_cast<uintptr_t>(addr));
+		sim::Mr *ref = local_.hca->expose(local_.pd, mem, len,
+						  IB_ACCESS_LOCAL_WRITE |
+						  IB_ACCESS_REMOTE_READ |
+						  IB_ACCESS_REMOTE_WRITE);
+
+		ExpectServedAt(op, addr, ref->ibmr.rkey, len,
+			       "a reference rkey over the same bytes",
+			       "the attacker's reach", qp);
+		local_.hca->dereg_mr(ref);
+	}
+
 	// The owner reuses its memory at once (new bytes of round @seed);
-	// the attacker then tries every key that named it, WRITE and READ.
+	// the attacker then tries every key that named it, WRITE and READ,
+	// each after the control of its reach (ExpectAttackerReaches(): an
+	// attacker that cannot post fails here instead of passing as
+	// refused).  The control through each key while it lived is the
+	// test's (ExpectServedThrough()), where the key grants the peer
+	// anything.
 	void ExpectAllDead(const std::vector<Named> &keys, Buffer &mem,
 			   unsigned int seed)
 	{
@@ -482,6 +529,13 @@ protected:
 		ASSERT_FALSE(keys.empty()) << "no key to try: the test tests nothing";
 		mem.fill(seed);
 		for (const Named &k : keys) {
+			// The key's bytes, or where it names none of a live
+			// Buffer (a bad iova), the memory's.
+			const u64 at = Buffer::Owner(reinterpret_cast<const u8 *>(
+					       static_cast<uintptr_t>(k.iova)),
+						       k.len) ? k.iova : mem.addr(0);
+
+			ExpectAttackerReaches(IB_WR_RDMA_WRITE, at, k.len);
 			attacker_src_.fill(seed + 1);
 			EXPECT_EQ(Attack(IB_WR_RDMA_WRITE, k.iova, k.key,
 					 attacker_src_.at(0), k.len),
@@ -491,6 +545,7 @@ protected:
 			EXPECT_TRUE(Untouched(mem))
 				<< "memory given back changed under key " << std::hex
 				<< k.key;
+			ExpectAttackerReaches(IB_WR_RDMA_READ, at, k.len);
 			attacker_sink_.poison(seed + 2);
 			EXPECT_EQ(Attack(IB_WR_RDMA_READ, k.iova, k.key,
 					 attacker_sink_.at(0), k.len),
@@ -503,6 +558,39 @@ protected:
 		}
 		EXPECT_EQ(sim::counters().dma_api_errors, dma_errors)
 			<< "a key reached memory that was no longer DMA-mapped";
+	}
+
+	// ExpectServedThrough() and ExpectAttackerReaches(): @op served
+	// through @key (@what) at [@addr, +@len), on @qp or else Attack()'s
+	// connection, the bytes moved, and the bytes under the key put back.
+	void ExpectServedAt(ib_wr_opcode op, u64 addr, u32 key, u32 len,
+			    const char *what, const char *why,
+			    ib_qp *qp = nullptr)
+	{
+		u8 *mem = reinterpret_cast<u8 *>(static_cast<uintptr_t>(addr));
+		const bool write = op == IB_WR_RDMA_WRITE;
+		Buffer &theirs = write ? attacker_src_ : attacker_sink_;
+
+		ASSERT_LE(len, theirs.size()) << "longer than the attacker's buffer";
+		ASSERT_NE(Buffer::Owner(mem, len), nullptr)
+			<< "control: [" << std::hex << addr << ", +" << std::dec
+			<< len << ") is not in a live Buffer";
+		const std::vector<u8> held(mem, mem + len);
+		if (write)
+			theirs.fill(91);
+		else
+			theirs.poison(92);
+		EXPECT_EQ(qp ? Outcome(PeerRdmaOn(qp, op, addr, key, theirs.at(0),
+						  len)) :
+			     Attack(op, addr, key, theirs.at(0), len),
+			  Access::kServed)
+			<< "control: the attacker's " << (write ? "WRITE" : "READ")
+			<< " through " << what << " " << std::hex << key << " ("
+			<< why << ")";
+		EXPECT_EQ(std::memcmp(mem, theirs.at(0), len), 0)
+			<< "control: the " << (write ? "WRITE" : "READ") << " through "
+			<< what << " moved other bytes";
+		std::memcpy(mem, held.data(), len);
 	}
 
 	ib_wc_status PeerRdmaWith(ib_wr_opcode op, u64 remote_addr, u32 rkey,
@@ -569,9 +657,11 @@ protected:
 	long expected_warnings_ = 0;
 	long core_dma_live_ = 0;
 	bool module_loaded_ = false;
-	// The attacker's memory (ExpectAllDead()).
-	Buffer attacker_src_{1};
-	Buffer attacker_sink_{1};
+	// The attacker's memory (ExpectAllDead() and its controls): as long
+	// as the longest key a test tries (an rkey set's MR of 4 pages).
+	static constexpr size_t kAttackerPages = 4;
+	Buffer attacker_src_{kAttackerPages};
+	Buffer attacker_sink_{kAttackerPages};
 };
 
 } // namespace mirror

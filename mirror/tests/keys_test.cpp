@@ -9,8 +9,13 @@
 // that is no longer DMA-mapped.  First, while the keys live, the same
 // attacker is served what a key gives the peer (ExpectServedWhileLive()):
 // the positive control, on iwarp and siw.  On roce and fmr an I/O's key
-// grants the peer nothing while it lives, so the refusal there checks the
-// rights, not the key's death.
+// grants the peer nothing while it lives (a READ sink or a WRITE source is
+// local-only there), and a key whose registration never ran never lived:
+// no access through the key can be shown served, so what such a refusal
+// checks is the key's rights as much as its death.  What keeps it from
+// passing on an attacker that cannot post at all is the control of the
+// attacker's reach before each refusal (ExpectAllDead(): the same attacker,
+// op, address and length served through a reference rkey over the bytes).
 //
 // And rule 3: a key value does not come back within 65,536 uses of an MR
 // or of a pool.
@@ -283,7 +288,8 @@ TEST_P(KeyLifecycleTest, FlushedReadKeysDeadAtDestroy)
 }
 
 // Never posted: the registration never ran, so no key lived to serve a
-// control; the attacker is refused through keys the device never had.
+// control; the attacker, whose reach ExpectAllDead() shows first, is
+// refused through keys the device never had.
 TEST_P(KeyLifecycleTest, NeverPostedKeysDeadAtDestroy)
 {
 	ASSERT_GT(StartIo(true, 11), 0);
@@ -480,6 +486,9 @@ TEST_P(MapKeyLifecycleTest, UnmapOfLocalKeyKeyDead)
 	Post(local_.qp, chain);
 	n.iova = arena_.addr(0);
 	// Control, where the lkey gives the peer anything: on siw a READ.
+	// Elsewhere an lkey grants the peer nothing while it lives: the
+	// refusal checks rights there, after the attacker's reach
+	// (ExpectAllDead()).
 	ExpectServedWhileLive({n}, false);
 	ASSERT_EQ(rdma_unmap_mr(mr), 0);
 	ExpectAllDead({n}, arena_, 22);
@@ -688,8 +697,13 @@ TEST_F(KeyRecurrenceTest, StaleKeyReadAtMap256Fails)
 		ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), sg.n(),
 					   RDMA_MR_REMOTE_READ, &chain), 0);
 		Post(local_.qp, chain);
-		if (!i)
+		if (!i) {
 			key0 = rkey;
+			// Control: while it lives, the same attacker, op and
+			// length read map 0's bytes through the key.
+			ExpectServedThrough(IB_WR_RDMA_READ, iova, key0, 64,
+					    "the rkey grants it");
+		}
 		if (i == 256) {
 			buf.fill(256);
 			peer_mem.poison(1);

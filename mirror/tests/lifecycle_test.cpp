@@ -190,10 +190,19 @@ TEST_F(LifecycleTest, DestroyingAMappedMrWarnsAndLeavesNothing)
 	ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, mr, sg.get(), 1,
 				   RDMA_MR_REMOTE_WRITE, &chain), 0);
 	Post(local_.qp, chain);
+	// Control: while the key lives, the peer's WRITE through it lands.
+	Buffer mem(1);
+	buf.poison(1);
+	mem.fill(2);
+	ASSERT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, mem.at(0), 8),
+		  IB_WC_SUCCESS) << "control: a WRITE through the live rkey";
+	EXPECT_TRUE(Moved(mem.span(0, 8), buf.span(0, 8)));
+	buf.fill(3);
+	mem.fill(4);
 	rdma_destroy_mr(mr);
 	expected_warnings_ = 1;
-	// Deregistration killed the key with the MR.
-	Buffer mem(1);
+	// Deregistration killed the key with the MR: the same WRITE, on the
+	// same QP, is refused.
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, iova, rkey, mem.at(0), 8),
 		  IB_WC_REM_ACCESS_ERR);
 	EXPECT_TRUE(Untouched(buf)) << "the dead key still wrote";

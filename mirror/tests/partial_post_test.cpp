@@ -6,7 +6,14 @@
 // drained (the part run, or flushed by a QP error) the destroy without a
 // completion leaves nothing mapped or held and no key the core registered
 // for the I/O valid: the attacker on another connection of the same PD is
-// refused through each, and the device MRs behind them are gone.
+// refused through each, and the device MRs behind them are gone.  The
+// controls: a key whose registration ran and which grants the peer
+// something (an iWARP READ sink: WRITE; siw: READ through any live key)
+// serves the attacker before the QP breaks; and before each refusal the
+// same attacker, op, address and length is served through a reference
+// rkey over the same bytes (MirrorTest::ExpectAttackerReaches()), as a
+// key that never lived (its registration flushed) or grants the peer
+// nothing (roce) cannot show it.  roce_multiread names no key.
 #include "io_fixture.h"
 
 namespace mirror {
@@ -79,6 +86,24 @@ protected:
 		// every WR it took completes or is flushed.
 		if (run) {
 			EXPECT_EQ(sim::step(local_.qp, k), k);
+			// Control: every key live now (its REG_MR ran, its
+			// invalidation not) serves what the device gives the
+			// peer through it.  Nothing is left queued to run.
+			for (const auto &[key, iova] : keys) {
+				const sim::Mr *hw = local_.hca->find_mr(key);
+
+				if (!hw || !hw->valid || !hw->key_matches(key))
+					continue;
+				if (hw->access & IB_ACCESS_REMOTE_WRITE)
+					ExpectServedThrough(IB_WR_RDMA_WRITE, iova,
+							    key, 64,
+							    "the key grants REMOTE_WRITE");
+				if ((hw->access & IB_ACCESS_REMOTE_READ) ||
+				    !c.profile->checks_remote_read_access)
+					ExpectServedThrough(IB_WR_RDMA_READ, iova,
+							    key, 64,
+							    "a live key the device reads through");
+			}
 		}
 		sim::set_qp_error(local_.qp);
 		sim::drain();
@@ -94,9 +119,11 @@ protected:
 			EXPECT_EQ(local_.hca->find_mr(key), nullptr)
 				<< "key 0x" << std::hex << key << " outlived the destroy";
 			mine.fill(77);
+			ExpectAttackerReaches(IB_WR_RDMA_WRITE, iova, 64);
 			EXPECT_EQ(Attack(IB_WR_RDMA_WRITE, iova, key, mine.at(0),
 					 64), Access::kRefused)
 				<< "key 0x" << std::hex << key << " still writes";
+			ExpectAttackerReaches(IB_WR_RDMA_READ, iova, 64);
 			EXPECT_EQ(Attack(IB_WR_RDMA_READ, iova, key, mine.at(0),
 					 64), Access::kRefused)
 				<< "key 0x" << std::hex << key << " still reads";

@@ -220,22 +220,32 @@ protected:
 
 	// The positive control of ExpectAllDead(): while the request is in
 	// flight the same attacker makes through the live key the access it
-	// grants.  A WRITE lands its bytes in @mine at @off.
+	// grants.  A WRITE lands its bytes in @mine at @off; a READ brings
+	// @mine's bytes there (new ones of round @seed).
 	void ExpectAttackerServed(const Named &k, Buffer &mine, size_t off,
 				  bool write, unsigned int seed)
 	{
 		const u32 n = std::min<u32>(k.len, 64);
 
-		attacker_src_.fill(seed + 7);
-		mine.poison(seed);
+		if (write) {
+			attacker_src_.fill(seed + 7);
+			mine.poison(seed);
+		} else {
+			attacker_sink_.poison(seed + 7);
+			mine.fill(seed);
+		}
 		EXPECT_EQ(Attack(write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
-				 k.iova, k.key, attacker_src_.at(0), n),
+				 k.iova, k.key,
+				 (write ? attacker_src_ : attacker_sink_).at(0), n),
 			  Access::kServed)
 			<< "control: the attacker's " << (write ? "WRITE" : "READ")
 			<< " through the live key " << std::hex << k.key;
 		if (write) {
 			EXPECT_TRUE(Moved(attacker_src_.span(0, n),
 					  mine.span(off, n)));
+		} else {
+			EXPECT_TRUE(Moved(mine.span(off, n),
+					  attacker_sink_.span(0, n)));
 		}
 	}
 
@@ -427,6 +437,9 @@ TEST_P(RkeySetTest, RemoteAndLocalInvalidationTogether)
 		MapSg(&r, mem, i * kMrPages * PAGE_SIZE, PAGE_SIZE,
 		      RDMA_MR_REMOTE_READ);
 	PostReq(&r);
+	for (u32 i = 0; i < 3; i++)
+		ExpectAttackerServed(keys[i], mem, i * kMrPages * PAGE_SIZE,
+				     false, 20);
 	ib_wc wc = Reply(&keys[1].key);
 	rdma_rkey_req_retire(&r.rk, &wc);
 	if (!SyncInvalidate()) {
@@ -464,6 +477,7 @@ TEST_P(RkeySetTest, RemoteInvalidationOfAnotherKeyKillsNone)
 	ib_wc wc = Reply(&okey);
 	ASSERT_EQ(wc.ex.invalidate_rkey, okey);
 	EXPECT_TRUE(KeyLive(local_.hca->dev(), keys[0].key));
+	ExpectAttackerServed(keys[0], mem, 0, true, 30);
 	rdma_rkey_req_retire(&r.rk, &wc);
 	sim::drain();
 	PollCq();
@@ -502,6 +516,7 @@ TEST_P(RkeySetTest, FailedReplyKillsTheKeysInTheWork)
 	ib_wc wc{};
 
 	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_WRITE);
+	ExpectAttackerServed(keys[0], mem, 0, true, 50);
 	wc.status = IB_WC_WR_FLUSH_ERR;
 	wc.wc_flags = IB_WC_WITH_INVALIDATE;
 	wc.ex.invalidate_rkey = keys[0].key;
@@ -520,6 +535,7 @@ TEST_P(RkeySetTest, FailedLocalInvalidationKillsTheKeysInTheWork)
 	TestReq r;
 
 	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_WRITE);
+	ExpectAttackerServed(keys[0], mem, 0, true, 60);
 	ib_wc wc = Reply(nullptr);
 	rdma_rkey_req_retire(&r.rk, &wc);
 	sim::set_qp_error(local_.qp);
@@ -529,7 +545,9 @@ TEST_P(RkeySetTest, FailedLocalInvalidationKillsTheKeysInTheWork)
 	ExpectRetired(r, -EIO, mem, 61);
 }
 
-// Mapped, never posted: retired without a reply.
+// Mapped, never posted: retired without a reply.  The registration never
+// ran, so no key lived to serve a control; ExpectAllDead() shows the
+// attacker's reach before each refusal.
 TEST_P(RkeySetTest, NeverPostedIsRetiredByTheWork)
 {
 	Buffer mem(kMrPages);
@@ -557,6 +575,7 @@ TEST_P(RkeySetTest, PartialPostIsDrainedThenRetired)
 	ASSERT_EQ(rdma_rkey_req_post(&r.rk), -EINPROGRESS);
 	ASSERT_EQ(sim::step(local_.qp, 1), 1u);
 	ASSERT_TRUE(KeyLive(local_.hca->dev(), keys[0].key));
+	ExpectAttackerServed(keys[0], mem, 0, true, 80);
 	rdma_rkey_req_retire(&r.rk, nullptr);
 	ExpectRetired(r, -EIO, mem, 81);
 	EXPECT_TRUE(sim::qp_in_error(local_.qp)) << "the send queue was not drained";
@@ -570,6 +589,7 @@ TEST_P(RkeySetTest, DestroyRunsQueuedRetires)
 	TestReq r;
 
 	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_READ);
+	ExpectAttackerServed(keys[0], mem, 0, false, 90);
 	rdma_rkey_req_retire(&r.rk, nullptr);
 	rdma_rkey_set_destroy(set_);
 	set_ = nullptr;
@@ -585,6 +605,7 @@ TEST_P(RkeySetTest, ResetWithoutANewDeviceMrShrinksTheSet)
 	TestReq r;
 
 	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_WRITE);
+	ExpectAttackerServed(keys[0], mem, 0, true, 100);
 	rdma_rkey_req_retire(&r.rk, nullptr);
 	ASSERT_EQ(rdma_mrcore_fault_arm("mr_alloc", 0, 1), 0);
 	EXPECT_EQ(Free(), kMrs - 1);

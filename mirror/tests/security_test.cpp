@@ -5,10 +5,15 @@
 // the core serves: roce, iwarp, siw and fmr (nofastreg has no MR backend).
 // Each refusal follows a control: the same key served the access it
 // grants (or, for a key that grants the peer nothing, its owner's own use
-// of it) while it lived.  Where the device serves more than the key grants
-// (siw answers a READ through any live key, tests/cases/profiles.h), the
-// case asserts that it does, then that the API's way of killing the key
-// ends it, as the KUnit e2e suites do on siw (kunit/suites/e2e_kunit.c).
+// of it) while it lived.  A refusal through a key that grants the peer
+// nothing checks its rights, not its death; it follows the attacker's
+// reach too (MirrorTest::ExpectAttackerReaches(): the same QP, op, address
+// and length served through a reference rkey over the bytes), so that a
+// peer that could not post fails the case instead of passing as refused.
+// Where the device serves more than the key grants (siw answers a READ
+// through any live key, tests/cases/profiles.h), the case asserts that it
+// does, then that the API's way of killing the key ends it, as the KUnit
+// e2e suites do on siw (kunit/suites/e2e_kunit.c).
 #include <utility>
 
 #include "fixture.h"
@@ -182,6 +187,7 @@ TEST_P(SecurityTest, Rule1LkeyIsNotAnRkey)
 	EXPECT_TRUE(Moved(buf.span(0, PAGE_SIZE), sink.bytes()));
 
 	// The peer uses it as an rkey: refused for WRITE, and for READ.
+	ExpectAttackerReaches(IB_WR_RDMA_WRITE, buf.addr(0), 64, peer_.qp);
 	peer_mem_.fill(2);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, buf.addr(0), lkey, peer_mem_.at(0),
 			   64), IB_WC_REM_ACCESS_ERR);
@@ -193,6 +199,7 @@ TEST_P(SecurityTest, Rule1LkeyIsNotAnRkey)
 		ASSERT_EQ(rdma_unmap_mr(mr), 0);
 		mapped = false;
 	}
+	ExpectAttackerReaches(IB_WR_RDMA_READ, buf.addr(0), 64, peer_.qp);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, PeerSink(4),
 			   64), IB_WC_REM_ACCESS_ERR)
 		<< (mapped ? "an lkey read as an rkey" :
@@ -248,6 +255,10 @@ TEST_P(SecurityTest, Rule1ReadSinkExceptionIsIwarpOnlyAndMustDie)
 		ExpectReadServedByDefect(buf.addr(0), lkey, buf, 0, 8, 5);
 	} else {
 		buf.fill(5);
+		// The reach on other bytes: the sink's are mapped for the
+		// device to write only, a READ of them is a DMA-API misuse.
+		Buffer other(1);
+		ExpectAttackerReaches(IB_WR_RDMA_READ, other.addr(0), 8, peer_.qp);
 		EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey,
 				   PeerSink(5), 8), IB_WC_REM_ACCESS_ERR)
 			<< "a READ sink's key read by the peer";
@@ -259,6 +270,7 @@ TEST_P(SecurityTest, Rule1ReadSinkExceptionIsIwarpOnlyAndMustDie)
 		EXPECT_EQ(rdma_unmap_mr(mr), -EBUSY);
 		Kill(mr);
 	}
+	ExpectAttackerReaches(IB_WR_RDMA_WRITE, buf.addr(0), 8, peer_.qp);
 	peer_mem_.fill(6);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_WRITE, buf.addr(0), lkey, peer_mem_.at(0),
 			   8), IB_WC_REM_ACCESS_ERR)

@@ -45,7 +45,9 @@ protected:
 
 // The defect, as siw 6.12 has it: a peer READ succeeds through an lkey-only
 // key, through an rkey that grants only WRITE, and through the PD's DMA
-// lkey.  A device that checks access rights refuses each one.
+// lkey.  A device that checks access rights refuses each one: a check of
+// rights, after the peer's reach on its QP (ExpectAttackerReaches()), so
+// that a peer that could not post fails it.
 TEST_P(SiwTest, PeerReadsThroughAnyLiveKeyOnSiwOnly)
 {
 	const ib_wc_status want = Siw() ? IB_WC_SUCCESS : IB_WC_REM_ACCESS_ERR;
@@ -55,6 +57,7 @@ TEST_P(SiwTest, PeerReadsThroughAnyLiveKeyOnSiwOnly)
 
 	u32 lkey;
 	rdma_mr *mr = MapLkey(buf, RDMA_MR_LOCAL_SEND_SRC, &lkey);
+	ExpectAttackerReaches(IB_WR_RDMA_READ, buf.addr(0), 64, peer_.qp);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey, PeerSink(1),
 			   64), want);
 	EXPECT_TRUE(Siw() ? Moved(buf.span(0, 64), got_.span(0, 64)) :
@@ -71,11 +74,17 @@ TEST_P(SiwTest, PeerReadsThroughAnyLiveKeyOnSiwOnly)
 	ASSERT_EQ(rdma_map_sg_rkey(&rkey, &iova, wmr, wsg.get(), 1,
 				   RDMA_MR_REMOTE_WRITE, &chain), 0);
 	Post(local_.qp, chain);
+	// The reach on other bytes: wbuf is mapped for the device to write
+	// only (REMOTE_WRITE), a READ of it through another key is a DMA-API
+	// misuse.
+	Buffer other(1);
+	ExpectAttackerReaches(IB_WR_RDMA_READ, other.addr(0), 64, peer_.qp);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, rkey, PeerSink(2), 64), want);
 	EXPECT_TRUE(Siw() ? Moved(wbuf.span(0, 64), got_.span(0, 64)) :
 			    Untouched(got_));
 	Reconnect();
 
+	ExpectAttackerReaches(IB_WR_RDMA_READ, buf.addr(8), 64, peer_.qp);
 	EXPECT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(8), local_.pd->local_dma_lkey,
 			   PeerSink(3), 64), want);
 	EXPECT_TRUE(Siw() ? Moved(buf.span(8, 64), got_.span(0, 64)) :
@@ -99,6 +108,14 @@ TEST_P(SiwTest, UnmapKillsTheLocalKeyOnSiwAndLeavesItLazyElsewhere)
 	buf.fill(5);
 	u32 lkey;
 	rdma_mr *mr = MapLkey(buf, RDMA_MR_LOCAL_WRITE_SRC, &lkey);
+	if (Siw()) {
+		// Control: while it lives, the peer's READ through the lkey
+		// is served there (the defect).
+		ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, buf.addr(0), lkey,
+				   PeerSink(0), 64), IB_WC_SUCCESS)
+			<< "control: siw reads through the live lkey";
+		EXPECT_TRUE(Moved(buf.span(0, 64), got_.span(0, 64)));
+	}
 	ASSERT_EQ(rdma_unmap_mr(mr), 0);
 	EXPECT_EQ(sim::counters().dma_maps_live, 0);
 
@@ -175,7 +192,31 @@ TEST_P(SiwTest, WriteSourceKeyIsDeadWhenTheIoIsDestroyedOnSiw)
 						    IB_WR_RDMA_WRITE);
 		u32 key = ctx.mrs[0]->key;
 		u64 iova = ctx.mrs[0]->iova;
-		ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		if (Siw()) {
+			// Control: between the REG_MR and the WRITE, with only
+			// the peer's WR run, its READ through the live source
+			// key is served (the defect); the same READ after the
+			// destroy is refused.
+			ib_cqe cqe{};
+			auto &cq = sim::completions(local_.qp);
+			ASSERT_EQ(rdma_io_ctx_post(&ctx, &cqe, nullptr), 0);
+			ASSERT_EQ(sim::step(local_.qp, 1), 1u);	// the REG_MR
+			ASSERT_TRUE(arena_.holds(reinterpret_cast<const u8 *>(
+				static_cast<uintptr_t>(iova)), 64));
+			ASSERT_EQ(PeerRdma(IB_WR_RDMA_READ, iova, key,
+					   PeerSink(round + 11), 64, true),
+				  IB_WC_SUCCESS)
+				<< "control: siw reads through the live key";
+			EXPECT_TRUE(Moved(std::span<const u8>(reinterpret_cast<
+					const u8 *>(static_cast<uintptr_t>(iova)), 64),
+					  got_.span(0, 64)));
+			sim::drain();
+			ASSERT_FALSE(cq.empty());
+			EXPECT_EQ(cq.back().cqe, &cqe);
+			ASSERT_EQ(cq.back().status, IB_WC_SUCCESS);
+		} else {
+			ASSERT_EQ(RunIo(&ctx), IB_WC_SUCCESS);
+		}
 		EXPECT_TRUE(Landed(sg, false)) << "round " << round;
 		rdma_io_ctx_destroy(&ctx, &ok);
 
