@@ -491,9 +491,10 @@ if [ "${1:-}" = ctl ]; then
 fi
 
 mounts
-log "kernel $(uname -r); $(mount.nfs -V 2>&1 | head -1); $(fio --version)"
-emit kind=start kernel="$(uname -r)" nfs_utils="$(mount.nfs -V 2>&1 | head -1)" \
-	fio="$(fio --version)"
+# Each first run of a binary reads it and its libraries over 9p: once.
+nfs_v=$(mount.nfs -V 2>&1 | head -1) fio_v=$(fio --version)
+log "kernel $(uname -r); $nfs_v; $fio_v"
+emit kind=start kernel="$(uname -r)" nfs_utils="$nfs_v" fio="$fio_v"
 ip link set lo up
 case "$ROLE" in
 one) setup_one ;;

@@ -376,9 +376,10 @@ mounts
 mkdir -p /etc/nvme
 nvme gen-hostnqn >/etc/nvme/hostnqn
 cat /proc/sys/kernel/random/uuid >/etc/nvme/hostid
-log "kernel $(uname -r); nvme-cli $(nvme version | head -1); $(fio --version)"
-emit kind=start kernel="$(uname -r)" nvme_cli="$(nvme version | head -1)" \
-	fio="$(fio --version)"
+# Each first run of a binary reads it and its libraries over 9p: once.
+nvme_v=$(nvme version | head -1) fio_v=$(fio --version)
+log "kernel $(uname -r); nvme-cli $nvme_v; $fio_v"
+emit kind=start kernel="$(uname -r)" nvme_cli="$nvme_v" fio="$fio_v"
 ip link set lo up
 case "$ROLE" in
 one) setup_one ;;

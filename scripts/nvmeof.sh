@@ -77,7 +77,7 @@ if [ "${1:-}" = --smoke ]; then
 	: "${MRCORE_NVMEOF_DEVICES:=siw}" "${MRCORE_NVMEOF_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NVMEOF_TOPOLOGIES:=one}" "${MRCORE_NVMEOF_MIB:=64}"
 	: "${MRCORE_NVMEOF_FAULTS:=0}" "${MRCORE_NVMEOF_SECURITY=mrcore}"
-	: "${MRCORE_NVMEOF_SEC_SAMPLES:=2}"
+	: "${MRCORE_NVMEOF_SEC_SAMPLES:=1}"
 elif [ "${1:-}" = --ab ]; then
 	# make nvmeof-ab: fio's IOPS and MB/s, stock against converted, on
 	# the bench kernel (no KASAN, kmemleak, lockdep, DMA-API debugging)
