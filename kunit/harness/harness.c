@@ -626,6 +626,206 @@ static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
 	}
 }
 
+/*
+ * The attacker's access, and the only post of one: @op of
+ * %MRCORE_E2E_TRY_BYTES through @key at @iova from @atk's passive end.  A
+ * WRITE carries bytes of its own (mrcore_e2e_buf_fill() with
+ * %MRCORE_E2E_TRY_SEED), a READ lands in poisoned memory; @got receives
+ * what the READ left there, *@moved whether it is no longer all poison.
+ * Returns the completion status, or a negative errno if the access was
+ * not made.
+ */
+static int mrcore_e2e_access(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
+			     u32 key, u64 iova, struct mrcore_e2e_wait *w,
+			     u8 *got, bool *moved)
+{
+	struct mrcore_e2e_buf buf = {};
+	struct mrcore_e2e_diff diff;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	size_t i;
+	int st;
+
+	*moved = false;
+	st = mrcore_e2e_buf_alloc(&buf, MRCORE_E2E_TRY_BYTES, 0);
+	if (st)
+		return st;
+	if (op == IB_WR_RDMA_WRITE)
+		mrcore_e2e_buf_fill(&buf, MRCORE_E2E_TRY_SEED);
+	else
+		mrcore_e2e_buf_poison(&buf);
+	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
+			  DMA_BIDIRECTIONAL) != buf.nents) {
+		st = -ENOMEM;
+		goto free_buf;
+	}
+	sge.addr = sg_dma_address(buf.sg);
+	sge.length = MRCORE_E2E_TRY_BYTES;
+	sge.lkey = atk->passive.pd->local_dma_lkey;
+	/* A connection that is already broken cannot try anything. */
+	if (mrcore_e2e_qp_state(&atk->passive) != IB_QPS_RTS) {
+		pr_err("mrcore_harness: the attacker's QP on %s is in state %d before its %s: it cannot try\n",
+		       dev_name(&atk->passive.device->dev),
+		       mrcore_e2e_qp_state(&atk->passive), mrcore_e2e_op(op));
+		st = -ENOTCONN;
+		goto unmap;
+	}
+	mrcore_e2e_wait_init(w);
+	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, w);
+	st = mrcore_e2e_post(&atk->passive, &wr.wr, w,
+			     MRCORE_E2E_STEP_TIMEOUT_MS);
+unmap:
+	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
+			DMA_BIDIRECTIONAL);
+	if (st >= 0 && op == IB_WR_RDMA_READ) {
+		*moved = !mrcore_e2e_buf_verify(&buf, 0, MRCORE_E2E_TRY_BYTES,
+						MRCORE_E2E_POISONED, &diff);
+		for (i = 0; i < MRCORE_E2E_TRY_BYTES; i++)
+			got[i] = *mrcore_e2e_buf_byte(&buf, i);
+	}
+free_buf:
+	mrcore_e2e_buf_free(&buf);
+	return st;
+}
+
+/* Does @ref's range hold mrcore_e2e_pattern(@seed, k) at byte k? */
+static bool mrcore_e2e_ref_holds(const struct mrcore_e2e_ref *ref, u32 seed)
+{
+	size_t k;
+
+	for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
+		if (READ_ONCE(*mrcore_e2e_buf_byte(ref->buf, ref->at + k)) !=
+		    mrcore_e2e_pattern(seed, k))
+			return false;
+	return true;
+}
+
+/*
+ * The reference key: a temporary MR of @atk's active end's PD, with remote
+ * rights, over @ref's %MRCORE_E2E_TRY_BYTES bytes (@sg, two entries if
+ * they cross a page), registered with a REG_MR on that end's QP.
+ */
+static struct ib_mr *mrcore_e2e_ref_mr(struct mrcore_e2e_pair *atk,
+				       const struct mrcore_e2e_ref *ref,
+				       struct scatterlist *sg,
+				       unsigned int *nents,
+				       struct mrcore_e2e_wait *w)
+{
+	struct mrcore_e2e_buf *b = ref->buf;
+	size_t pos = b->offset + ref->at;
+	size_t first = min_t(size_t, MRCORE_E2E_TRY_BYTES,
+			     PAGE_SIZE - offset_in_page(pos));
+	struct ib_device *dev = atk->active.device;
+	struct ib_reg_wr reg;
+	struct ib_mr *mr;
+	int st;
+
+	if (pos + MRCORE_E2E_TRY_BYTES > (size_t)b->npages * PAGE_SIZE)
+		return ERR_PTR(-EINVAL);
+	*nents = first < MRCORE_E2E_TRY_BYTES ? 2 : 1;
+	sg_init_table(sg, *nents);
+	sg_set_page(&sg[0], b->pages[pos / PAGE_SIZE], first,
+		    offset_in_page(pos));
+	if (*nents == 2)
+		sg_set_page(&sg[1], b->pages[pos / PAGE_SIZE + 1],
+			    MRCORE_E2E_TRY_BYTES - first, 0);
+	if (ib_dma_map_sg(dev, sg, *nents, DMA_BIDIRECTIONAL) != *nents)
+		return ERR_PTR(-ENOMEM);
+	mr = ib_alloc_mr(atk->active.pd, IB_MR_TYPE_MEM_REG, 2);
+	if (IS_ERR(mr))
+		goto unmap;
+	if (ib_map_mr_sg(mr, sg, *nents, NULL, PAGE_SIZE) != *nents) {
+		st = -EINVAL;
+		goto dereg;
+	}
+	mrcore_e2e_wait_init(w);
+	mrcore_e2e_reg_wr(&reg, mr, w);
+	st = mrcore_e2e_post(&atk->active, &reg.wr, w,
+			     MRCORE_E2E_STEP_TIMEOUT_MS);
+	if (!st)
+		return mr;
+	if (st > 0)
+		st = -EIO;
+dereg:
+	ib_dereg_mr(mr);
+	mr = ERR_PTR(st);
+unmap:
+	ib_dma_unmap_sg(dev, sg, *nents, DMA_BIDIRECTIONAL);
+	return mr;
+}
+
+/**
+ * mrcore_e2e_try_ref() - the attacker reaches a key's bytes another way
+ * @atk: the attacker's connection, as for mrcore_e2e_try_key_on().
+ * @op: the op the attacker will try the key with.
+ * @ref: the bytes the key named.
+ * @w: as for mrcore_e2e_try_key_on().
+ *
+ * The positive control of a key-death check, for any key, live or dead:
+ * the same attacker, op and length reach the same bytes through a
+ * reference key (a temporary MR with remote rights over them, destroyed
+ * afterwards).  A WRITE must land the attacker's bytes, a READ must bring
+ * back bytes the harness put there; the bytes are then restored, so the
+ * caller's checks of the memory see nothing of the control.  The access
+ * goes through the same post as the key's, so a later refusal on @atk can
+ * only come from the key: an attacker that never reaches the device fails
+ * here.  One more access on @atk, which a served access leaves usable.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 if the access was served and moved the bytes, else a negative
+ * errno (-EIO when it was refused or moved other bytes).
+ */
+int mrcore_e2e_try_ref(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
+		       const struct mrcore_e2e_ref *ref,
+		       struct mrcore_e2e_wait *w)
+{
+	u8 saved[MRCORE_E2E_TRY_BYTES], got[MRCORE_E2E_TRY_BYTES];
+	unsigned long end;
+	struct scatterlist sg[2];
+	unsigned int nents;
+	struct ib_mr *mr;
+	bool moved, ok;
+	size_t k;
+	int st;
+
+	mr = mrcore_e2e_ref_mr(atk, ref, sg, &nents, w);
+	if (IS_ERR(mr)) {
+		pr_err("mrcore_harness: control: no reference key over the bytes at %zu: %ld\n",
+		       ref->at, PTR_ERR(mr));
+		return PTR_ERR(mr);
+	}
+	for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
+		saved[k] = *mrcore_e2e_buf_byte(ref->buf, ref->at + k);
+	/* Bytes the access must change (WRITE) or bring back (READ). */
+	mrcore_e2e_buf_fill_range(ref->buf, ref->at, MRCORE_E2E_TRY_BYTES,
+				  op == IB_WR_RDMA_WRITE ?
+				  MRCORE_E2E_POISONED : MRCORE_E2E_REF_SEED);
+	st = mrcore_e2e_access(atk, op, mr->rkey, mr->iova, w, got, &moved);
+	ok = st == IB_WC_SUCCESS;
+	if (ok && op == IB_WR_RDMA_READ) {
+		for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
+			ok &= got[k] == mrcore_e2e_pattern(MRCORE_E2E_REF_SEED,
+							   k);
+	} else if (ok) {
+		/* An iWARP WRITE completes when sent: the bytes follow. */
+		end = jiffies + msecs_to_jiffies(MRCORE_E2E_CM_TIMEOUT_MS);
+		while (!(ok = mrcore_e2e_ref_holds(ref, MRCORE_E2E_TRY_SEED)) &&
+		       time_before(jiffies, end))
+			usleep_range(100, 200);
+	}
+	for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
+		*mrcore_e2e_buf_byte(ref->buf, ref->at + k) = saved[k];
+	ib_dereg_mr(mr);
+	ib_dma_unmap_sg(atk->active.device, sg, nents, DMA_BIDIRECTIONAL);
+	if (ok)
+		return 0;
+	pr_err("mrcore_harness: control: the attacker's %s through a reference key over the same bytes was %s (%d): it never reached the memory\n",
+	       mrcore_e2e_op(op), st < 0 ? "not made" :
+	       st ? ib_wc_status_msg(st) : "served with other bytes", st);
+	return st < 0 ? st : -EIO;
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_ref, MRCORE_HARNESS);
+
 /**
  * mrcore_e2e_try_key_on() - the attacker's access over a given connection
  * @atk: a connected pair whose active end is on the PD the key belongs to
@@ -633,6 +833,9 @@ static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
  * @op: %IB_WR_RDMA_WRITE or %IB_WR_RDMA_READ, of %MRCORE_E2E_TRY_BYTES.
  * @key: the key.
  * @iova: the address it named.
+ * @ref: the bytes @key named: mrcore_e2e_try_ref() on @atk first, and
+ *	the key is tried only if that control passed.  %NULL if the caller
+ *	ran the control on @atk before, or if this try is itself a control.
  * @w: the access's completion; it must outlive @atk's QPs (a completion
  *	may come until they are drained).
  *
@@ -645,51 +848,22 @@ static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
  * Return: as mrcore_e2e_try_key().
  */
 int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
-			  u32 key, u64 iova, struct mrcore_e2e_wait *w)
+			  u32 key, u64 iova, const struct mrcore_e2e_ref *ref,
+			  struct mrcore_e2e_wait *w)
 {
-	struct mrcore_e2e_buf buf = {};
-	struct mrcore_e2e_diff diff;
-	struct ib_rdma_wr wr;
-	struct ib_sge sge;
-	int ret, st;
+	u8 got[MRCORE_E2E_TRY_BYTES];
+	bool moved;
+	int ret;
 
-	ret = mrcore_e2e_buf_alloc(&buf, MRCORE_E2E_TRY_BYTES, 0);
-	if (ret)
-		return ret;
-	if (op == IB_WR_RDMA_WRITE)
-		mrcore_e2e_buf_fill(&buf, MRCORE_E2E_TRY_SEED);
-	else
-		mrcore_e2e_buf_poison(&buf);
-	if (ib_dma_map_sg(atk->passive.device, buf.sg, buf.nents,
-			  DMA_BIDIRECTIONAL) != buf.nents) {
-		ret = -ENOMEM;
-		goto free_buf;
+	if (ref) {
+		ret = mrcore_e2e_try_ref(atk, op, ref, w);
+		if (ret)
+			return ret;
 	}
-	sge.addr = sg_dma_address(buf.sg);
-	sge.length = MRCORE_E2E_TRY_BYTES;
-	sge.lkey = atk->passive.pd->local_dma_lkey;
-	/* A connection that is already broken cannot try anything. */
-	if (mrcore_e2e_qp_state(&atk->passive) != IB_QPS_RTS) {
-		pr_err("mrcore_harness: the attacker's QP on %s is in state %d before its %s: it cannot try\n",
-		       dev_name(&atk->passive.device->dev),
-		       mrcore_e2e_qp_state(&atk->passive), mrcore_e2e_op(op));
-		ret = -ENOTCONN;
-		goto unmap;
-	}
-	mrcore_e2e_wait_init(w);
-	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, w);
-	st = mrcore_e2e_post(&atk->passive, &wr.wr, w,
-			     MRCORE_E2E_STEP_TIMEOUT_MS);
-	ret = mrcore_e2e_refusal(&atk->passive, op, st);
-unmap:
-	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
-			DMA_BIDIRECTIONAL);
-	if (ret >= 0 && op == IB_WR_RDMA_READ &&
-	    !mrcore_e2e_buf_verify(&buf, 0, MRCORE_E2E_TRY_BYTES,
-				   MRCORE_E2E_POISONED, &diff))
+	ret = mrcore_e2e_access(atk, op, key, iova, w, got, &moved);
+	ret = mrcore_e2e_refusal(&atk->passive, op, ret);
+	if (ret >= 0 && moved)
 		ret = 0;
-free_buf:
-	mrcore_e2e_buf_free(&buf);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
@@ -701,6 +875,9 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
  * @op: %IB_WR_RDMA_WRITE or %IB_WR_RDMA_READ, of %MRCORE_E2E_TRY_BYTES.
  * @key: the key.
  * @iova: the address it named.
+ * @ref: the bytes @key named, for the positive control that the same
+ *	connection makes first (mrcore_e2e_try_ref()); %NULL only for a try
+ *	that is itself a control (an access through a live key).
  *
  * The attacker of the design's rule 6: a new connection whose active end
  * is on @pd (mrcore_e2e_pair_create_on_pd()); its passive end, with a PD
@@ -714,10 +891,12 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
  * READ that moved bytes counts as served whatever its status), or a
  * negative errno if it could not be made or its outcome proves neither:
  * the attacker's connection was down, the post failed, no completion came,
- * or a local error.  A test must fail on a negative return.
+ * or a local error, or the control failed.  A test must fail on a
+ * negative return.
  */
 int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
-		       enum ib_wr_opcode op, u32 key, u64 iova)
+		       enum ib_wr_opcode op, u32 key, u64 iova,
+		       const struct mrcore_e2e_ref *ref)
 {
 	struct mrcore_e2e_pair *atk = NULL;
 	struct mrcore_e2e_wait *w;
@@ -729,7 +908,7 @@ int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 		return -ENOMEM;
 	ret = mrcore_e2e_pair_create_on_pd(base, pd, &atk);
 	if (!ret) {
-		ret = mrcore_e2e_try_key_on(atk, op, key, iova, w);
+		ret = mrcore_e2e_try_key_on(atk, op, key, iova, ref, w);
 		mrcore_e2e_pair_destroy(atk);
 	}
 	kfree(w);

@@ -74,14 +74,16 @@ struct io_fixture {
 #define KEYS_SEED_REUSED	0x20003
 
 /*
- * What named the memory: a key, the address it was used at, and whether
- * it granted the peer anything (a pool's lkey-role MRs do not, but for an
- * iWARP READ sink).
+ * What named the memory: a key, the address it was used at, whether it
+ * granted the peer anything (a pool's lkey-role MRs do not, but for an
+ * iWARP READ sink), and the byte of the memory at that address (where the
+ * attacker's control reaches the same bytes, mrcore_e2e_try_ref()).
  */
 struct keys_named {
 	u32 key;
 	u64 iova;
 	bool remote;
+	size_t at;
 };
 
 /* A Receive whose whole completion the test reads. */
@@ -112,7 +114,8 @@ int io_run_bvec(struct kunit *test, struct mrcore_e2e_side *side,
 struct bio_vec *io_local_bvecs(struct kunit *test, const struct io_local *l);
 bool io_on_iwarp(struct kunit *test);
 bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
-		    enum ib_wr_opcode op, u32 key, u64 iova);
+		    enum ib_wr_opcode op, u32 key, u64 iova,
+		    struct mrcore_e2e_buf *mem, size_t at);
 void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 		      const struct keys_named *k, unsigned int n,
 		      struct mrcore_e2e_buf *mem, const char *what);

@@ -245,26 +245,37 @@ bool io_on_iwarp(struct kunit *test)
 
 /*
  * One try of the attacker over a new connection to the PD of @base's
- * active end (mrcore_e2e_try_key()): @op through @key at @iova.  Returns
- * true if the access was refused: an error completion, or for an iWARP
- * WRITE (never acknowledged) the TERMINATE that breaks the connection.
- * The test fails if it was not.
+ * active end (mrcore_e2e_try_key()): @op through @key at @iova, which
+ * named byte @at of @mem.  The same connection first reaches those bytes
+ * with the same op and length through a reference key, and must be served
+ * (mrcore_e2e_try_ref()): a refusal then can only come from @key, never
+ * from an attacker that could not post.  Returns true if the access was
+ * refused: an error completion, or for an iWARP WRITE (never
+ * acknowledged) the TERMINATE that breaks the connection.  The test fails
+ * if it was not, or if the control failed.
  */
 bool io_key_refused(struct kunit *test, struct mrcore_e2e_pair *base,
-		    enum ib_wr_opcode op, u32 key, u64 iova)
+		    enum ib_wr_opcode op, u32 key, u64 iova,
+		    struct mrcore_e2e_buf *mem, size_t at)
 {
-	int r = mrcore_e2e_try_key(base, base->active.pd, op, key, iova);
+	const struct mrcore_e2e_ref ref = { .buf = mem, .at = at };
+	int r = mrcore_e2e_try_key(base, base->active.pd, op, key, iova, &ref);
 
 	KUNIT_EXPECT_EQ_MSG(test, r, 1,
 			    "the attacker's %s through key 0x%x at 0x%llx was %s (%d)",
 			    op == IB_WR_RDMA_WRITE ? "WRITE" : "READ", key,
-			    iova, r ? "not made" : "not refused", r);
+			    iova, r ? "not made, or its control failed" :
+				      "not refused", r);
 	return r == 1;
 }
 
 /*
  * The owner reuses the memory at once (new bytes); the attacker tries
  * every key that named it, WRITE and READ; the memory keeps the new bytes.
+ * Each try is preceded on its connection by the control of
+ * io_key_refused(): the same op and length reach the key's bytes through
+ * a reference key, the only control a key that is dead already, or never
+ * granted the peer anything, can have.
  */
 void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 		      const struct keys_named *k, unsigned int n,
@@ -286,10 +297,12 @@ void keys_expect_dead(struct kunit *test, struct mrcore_e2e_pair *base,
 			   what, local, n);
 	mrcore_e2e_buf_fill(mem, KEYS_SEED_REUSED);
 	for (i = 0; i < n; i++) {
-		io_key_refused(test, base, IB_WR_RDMA_WRITE, k[i].key, k[i].iova);
+		io_key_refused(test, base, IB_WR_RDMA_WRITE, k[i].key,
+			       k[i].iova, mem, k[i].at);
 		mrcore_e2e_expect_data(test, mem, 0, mem->len,
 				       KEYS_SEED_REUSED, what);
-		io_key_refused(test, base, IB_WR_RDMA_READ, k[i].key, k[i].iova);
+		io_key_refused(test, base, IB_WR_RDMA_READ, k[i].key,
+			       k[i].iova, mem, k[i].at);
 	}
 }
 
@@ -309,7 +322,9 @@ void keys_expect_served_op(struct kunit *test, struct mrcore_e2e_pair *base,
 
 	if (write)
 		mrcore_e2e_buf_poison(mem);
-	r = mrcore_e2e_try_key(base, base->active.pd, op, k->key, k->iova);
+	/* Itself the control of a later try: no reference key. */
+	r = mrcore_e2e_try_key(base, base->active.pd, op, k->key, k->iova,
+			       NULL);
 	KUNIT_EXPECT_EQ_MSG(test, r, 0,
 			    "control: the attacker's %s through the live key 0x%x was %s (%d)",
 			    write ? "WRITE" : "READ", k->key,

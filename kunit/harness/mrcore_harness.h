@@ -245,15 +245,34 @@ int mrcore_e2e_pair_create_on_pd(const struct mrcore_e2e_pair *base,
 				 struct ib_pd *pd,
 				 struct mrcore_e2e_pair **pairp);
 void mrcore_e2e_pair_destroy(struct mrcore_e2e_pair *pair);
+
+/**
+ * struct mrcore_e2e_ref - the bytes a key named, for the attacker's control
+ * @buf: the memory.
+ * @at: the data byte of @buf at the key's address; the control reaches
+ *	%MRCORE_E2E_TRY_BYTES bytes from there (mrcore_e2e_try_ref()).
+ */
+struct mrcore_e2e_ref {
+	struct mrcore_e2e_buf *buf;
+	size_t at;
+};
+
 int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
-		       enum ib_wr_opcode op, u32 key, u64 iova);
+		       enum ib_wr_opcode op, u32 key, u64 iova,
+		       const struct mrcore_e2e_ref *ref);
 int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
-			  u32 key, u64 iova, struct mrcore_e2e_wait *w);
+			  u32 key, u64 iova, const struct mrcore_e2e_ref *ref,
+			  struct mrcore_e2e_wait *w);
+int mrcore_e2e_try_ref(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
+		       const struct mrcore_e2e_ref *ref,
+		       struct mrcore_e2e_wait *w);
 
 /* Bytes of one mrcore_e2e_try_key() access. */
 #define MRCORE_E2E_TRY_BYTES	64
 /* The pattern of the attacker's WRITE (mrcore_e2e_buf_fill()). */
 #define MRCORE_E2E_TRY_SEED	0x7e57
+/* The pattern a control READ through a reference key must bring back. */
+#define MRCORE_E2E_REF_SEED	0x7ef0
 
 struct rdma_io_ctx;
 int mrcore_e2e_io_run(struct mrcore_e2e_side *side, struct rdma_io_ctx *ctx,

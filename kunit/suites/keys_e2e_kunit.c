@@ -35,6 +35,11 @@ static unsigned int keys_of(const struct rdma_io_ctx *ctx,
 		k[i].iova = ctx->mrs[i]->iova;
 		k[i].remote = ctx->mrs[i]->access & (IB_ACCESS_REMOTE_READ |
 						     IB_ACCESS_REMOTE_WRITE);
+		/*
+		 * The control reaches the memory's first bytes, the first
+		 * MR's: a later MR's would need the shape's gaps.
+		 */
+		k[i].at = 0;
 	}
 	return i;
 }
@@ -182,7 +187,7 @@ static void keys_io_shape_case(struct kunit *test, enum mrcore_shape shape,
 			       bool read, bool post, bool bad_rkey,
 			       const char *what)
 {
-	struct keys_named k[KEYS_MAX_KEYS];
+	struct keys_named k[KEYS_MAX_KEYS] = {};
 	struct rdma_io_ctx ctx;
 	struct io_fixture f;
 	unsigned int n;
@@ -296,7 +301,7 @@ static void keys_disarm(void *point)
  */
 static void keys_partial_post_fault(struct kunit *test)
 {
-	struct keys_named k[KEYS_MAX_KEYS];
+	struct keys_named k[KEYS_MAX_KEYS] = {};
 	struct rdma_io_ctx ctx, mark_ctx;
 	struct rdma_io_pool *mark_pool;
 	struct ib_cqe cqe = {};
@@ -357,7 +362,7 @@ static void keys_map_case(struct kunit *test, bool reset)
 	struct ib_send_wr *chain = NULL;
 	struct mrcore_e2e_pair *pair;
 	struct mrcore_e2e_wait w;
-	struct keys_named k;
+	struct keys_named k = {};
 	struct io_local *l;
 	struct rdma_mr *mr;
 
@@ -421,7 +426,7 @@ static struct rdma_mr *keys_rkey_mr(struct kunit *test,
  */
 static void keys_remote_inv_case(struct kunit *test, bool wrong)
 {
-	struct keys_named k[2];
+	struct keys_named k[2] = {};
 	struct mrcore_e2e_pair *pair;
 	struct ib_send_wr send = {}, *chain = NULL;
 	struct ib_recv_wr recv = {};
@@ -509,7 +514,7 @@ static void keys_map_reset(struct kunit *test)
 
 static void keys_pool_destroy(struct kunit *test)
 {
-	struct keys_named k[KEYS_MAX_KEYS];
+	struct keys_named k[KEYS_MAX_KEYS] = {};
 	struct mrcore_e2e_pair *pair;
 	struct rdma_io_pool *pool;
 	struct io_owner *owner;
@@ -569,7 +574,7 @@ static struct mrcore_e2e_pair *keys_pair_sq1(struct kunit *test)
  */
 static void keys_flushed(struct kunit *test)
 {
-	struct keys_named k[2 * KEYS_MAX_KEYS];
+	struct keys_named k[2 * KEYS_MAX_KEYS] = {};
 	struct mrcore_e2e_wait *w;
 	struct mrcore_e2e_pair *pair;
 	struct rdma_io_pool *pool;
@@ -626,7 +631,7 @@ static void keys_flushed(struct kunit *test)
  */
 static void keys_partial_post(struct kunit *test, bool read)
 {
-	struct keys_named k[KEYS_MAX_KEYS];
+	struct keys_named k[KEYS_MAX_KEYS] = {};
 	struct mrcore_e2e_pair *pair;
 	struct mrcore_e2e_wait *w;
 	struct rdma_io_pool *pool;
@@ -689,7 +694,7 @@ static void keys_partial_post_write(struct kunit *test)
  */
 static void keys_qp_destroy(struct kunit *test)
 {
-	struct keys_named k[KEYS_MAX_KEYS];
+	struct keys_named k[KEYS_MAX_KEYS] = {};
 	struct mrcore_e2e_wait *w;
 	struct rdma_io_ctx ctx;
 	struct io_fixture f;
@@ -947,7 +952,8 @@ static void keys_stale_read_at_256(struct kunit *test)
 			kunit_info(test, "key of map 0: 0x%x, of map 256: 0x%x\n",
 				   key0, key);
 			mrcore_e2e_buf_fill(&l->buf, KEYS_SEED_REUSED);
-			io_key_refused(test, pair, IB_WR_RDMA_READ, k.key, k.iova);
+			io_key_refused(test, pair, IB_WR_RDMA_READ, k.key,
+				       k.iova, &l->buf, 0);
 		}
 		chain = NULL;
 		mrcore_e2e_wait_init(&w);

@@ -81,7 +81,8 @@ static const struct removal_attack removal_attacks[] = {
  * @sink_iova: its address.
  * @atk: the attackers' connections, one per entry of removal_attacks[].
  * @atk_wait: their accesses' completions.
- * @atk_ret: mrcore_e2e_try_key_on() of each, run by the teardown.
+ * @atk_ret: mrcore_e2e_try_key_on() of each, run by the teardown (its
+ *	control ran when it connected, removal_attackers()).
  * @exposed_kept: the exposed memory kept the bytes its owner wrote after
  *	the unmap.
  * @sink_kept: the first READ's memory kept the bytes written after its
@@ -136,7 +137,7 @@ static void removal_attack_keys(struct removal_ctx *r)
 								   r->sink_key,
 						      a->exposed ? r->iova :
 								   r->sink_iova,
-						      &r->atk_wait[i]);
+						      NULL, &r->atk_wait[i]);
 	}
 	r->exposed_kept = mrcore_e2e_buf_verify(&r->exposed, 0, r->exposed.len,
 						REMOVAL_SEED_REUSED, &diff);
@@ -292,10 +293,15 @@ static void removal_reads(struct kunit *test, struct removal_ctx *r,
 
 /*
  * The attackers, connected after the pair (so rdma_cm tells them of the
- * removal after it), on the PDs of the keys they will try.
+ * removal after it), on the PDs of the keys they will try.  Each makes its
+ * control at once, while its connection can still register a key: the
+ * same op and length reach the bytes its key names through a reference
+ * key (mrcore_e2e_try_ref()), so that the refusal during the removal, on
+ * the same connection, can only come from the old key.
  */
 static void removal_attackers(struct kunit *test, struct removal_ctx *r)
 {
+	struct mrcore_e2e_ref ref = { .at = 0 };
 	int i, ret;
 
 	KUNIT_ASSERT_GT(test, r->ctx[0].nr_mrs, 0u);
@@ -310,6 +316,14 @@ static void removal_attackers(struct kunit *test, struct removal_ctx *r)
 						   &r->atk[i]);
 		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "attacker %d: no connection",
 				    i);
+		ref.buf = removal_attacks[i].exposed ? &r->exposed :
+						       &r->local[0];
+		ret = mrcore_e2e_try_ref(r->atk[i], removal_attacks[i].op,
+					 &ref, &r->atk_wait[i]);
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0,
+				    "attacker %d: control: its %s through a reference key was not served",
+				    i, removal_attacks[i].op == IB_WR_RDMA_WRITE ?
+				       "WRITE" : "READ");
 	}
 }
 

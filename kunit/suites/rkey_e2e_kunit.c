@@ -125,7 +125,7 @@ static void rk_req_init(struct rk_test *t, struct rk_req *r)
 static void rk_add(struct rk_req *r, u32 key, u64 iova, u32 off, u32 len)
 {
 	r->keys[r->nr_keys] = (struct keys_named){ .key = key, .iova = iova,
-						    .remote = true };
+						    .remote = true, .at = off };
 	r->off[r->nr_keys] = off;
 	r->len[r->nr_keys++] = len;
 }
@@ -210,7 +210,7 @@ static void rk_attacker_served(struct kunit *test, struct rk_test *t,
 			continue;
 		mrcore_e2e_buf_fill(mem, RK_SEED);
 		io_key_refused(test, t->pair, IB_WR_RDMA_WRITE, k->key,
-			       k->iova);
+			       k->iova, mem, r->off[i]);
 		mrcore_e2e_expect_data(test, mem, 0, mem->len, RK_SEED,
 				       "memory after a WRITE through a READ-only key");
 	}

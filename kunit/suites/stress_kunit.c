@@ -583,12 +583,12 @@ static u32 stress_keys_dead(struct kunit *test, struct stress_run *run)
 			continue;
 		mrcore_e2e_buf_fill(t->key_buf, STRESS_SEED_REUSED);
 		io_key_refused(test, t->sp->pair, IB_WR_RDMA_WRITE, t->key,
-			       t->iova);
+			       t->iova, t->key_buf, 0);
 		mrcore_e2e_expect_data(test, t->key_buf, 0, t->key_buf->len,
 				       STRESS_SEED_REUSED,
 				       "memory of a stress I/O after the run");
 		io_key_refused(test, t->sp->pair, IB_WR_RDMA_READ, t->key,
-			       t->iova);
+			       t->iova, t->key_buf, 0);
 		tried++;
 	}
 	return tried;

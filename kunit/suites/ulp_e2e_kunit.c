@@ -162,24 +162,28 @@ static void ulp_expect_keys_dead(struct kunit *test, struct mrcore_xchg *x,
 				 struct ib_pd *pd,
 				 const struct mrcore_xchg_key *keys,
 				 unsigned int n, struct mrcore_e2e_buf *mem,
-				 u32 seed, const char *whose)
+				 struct mrcore_e2e_buf *ref_mem, u32 seed,
+				 const char *whose)
 {
 	static const enum ib_wr_opcode ops[] = { IB_WR_RDMA_WRITE,
 						 IB_WR_RDMA_READ };
+	/* Each try's control: the same op and length through a reference key. */
+	const struct mrcore_e2e_ref ref = { .buf = ref_mem, .at = 0 };
 	unsigned int i, o;
 
 	for (i = 0; i < n; i++) {
 		for (o = 0; o < ARRAY_SIZE(ops); o++) {
 			int r = mrcore_e2e_try_key(x->pair, pd, ops[o],
 						   keys[i].handle,
-						   keys[i].addr);
+						   keys[i].addr, &ref);
 
 			KUNIT_EXPECT_EQ_MSG(test, r, 1,
 					    "%s key %#x at %#llx: the peer's %s was %s",
 					    whose, keys[i].handle, keys[i].addr,
 					    ops[o] == IB_WR_RDMA_WRITE ? "WRITE" :
 									 "READ",
-					    r ? "not made" : "served");
+					    r ? "not made, or its control failed" :
+						"served");
 			if (mem)
 				mrcore_e2e_expect_data(test, mem, 0, mem->len,
 						       seed,
@@ -225,9 +229,14 @@ static void ulp_expect_cut(struct kunit *test, struct mrcore_xchg *x, int ret,
 	/* The client's memory gets new bytes; no old key may reach them. */
 	mrcore_e2e_buf_fill(cmem, seed);
 	ulp_expect_keys_dead(test, x, x->pair->active.pd, x->keys, x->nr_keys,
-			     cmem, seed, "client");
+			     cmem, cmem, seed, "client");
+	/*
+	 * The server's own memory is the exchange's, not known here: the
+	 * control of a server key reaches the client's memory, from the
+	 * same connection to the server's PD, op and length.
+	 */
 	ulp_expect_keys_dead(test, x, x->pair->passive.pd, x->srv_keys,
-			     x->nr_srv_keys, NULL, 0, "server");
+			     x->nr_srv_keys, NULL, cmem, 0, "server");
 }
 
 #define ULP_SEED_CUT	0x8001
