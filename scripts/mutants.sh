@@ -41,8 +41,8 @@
 # survived".  Exit status 0 only if every mutant was caught.
 #
 # MRCORE_MUTANTS_SOAK_IOS (100000, as make check) and
-# MRCORE_MUTANTS_FUZZ_RUNS ("50000 2000": sg_planner, io_chain, as make
-# check) size the soak and fuzz runs.
+# MRCORE_MUTANTS_FUZZ_RUNS ("50000 2000 2000": sg_planner, io_chain,
+# key_life, as make check) size the soak and fuzz runs.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MUT=$TOP/mirror/mutants
@@ -54,8 +54,8 @@ MB=$B/mirror
 FB=$B/fuzz
 LOGS=$B/logs
 SOAK_IOS=${MRCORE_MUTANTS_SOAK_IOS:-100000}
-read -r -a FUZZ_RUNS <<<"${MRCORE_MUTANTS_FUZZ_RUNS:-50000 2000}"
-FUZZ_TARGETS=(sg_planner io_chain)
+read -r -a FUZZ_RUNS <<<"${MRCORE_MUTANTS_FUZZ_RUNS:-50000 2000 2000}"
+FUZZ_TARGETS=(sg_planner io_chain key_life)
 JOBS=2
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
