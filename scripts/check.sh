@@ -63,16 +63,18 @@ steps=(
 )
 
 # Two lanes at once, each in its order: the guests' (QEMU: kunit, its two
-# hosts, the real ULPs; install first, whose output the kunit guest loads)
-# and the host's (builds, static checks, the mirror), the host's niced so
+# hosts, the real ULPs) and the host's (builds, static checks, the
+# package's install, the mirror), the host's niced so
 # that the guests keep their CPU.  A guest spends much of its time waiting
 # on its timers and devices, which the host lane fills; on 2 cores this
 # takes about as long as the guest lane alone.  (Two guests at once do
 # not: running the NFS smoke beside the NVMe one once the host lane was
 # done slowed both about twofold, fio's guests being busy, and the whole
 # took 1,173 s against 990 s.)  MRCORE_CHECK_SERIAL=1 runs the steps one
-# after another, in the list's order.
-guest_steps="install kunit kunit-2host nvmeof nfsrdma"
+# after another, in the list's order.  The kunit guest loads the package
+# as installed for its kernel: its build makes it (install-check.sh
+# --guest) unless the install step made it first, one writer at a time.
+guest_steps="kunit kunit-2host nvmeof nfsrdma"
 
 # run_step NAME CMD: one step, its log in build/check/NAME.log, its result
 # line in build/check/NAME.result ("ok" or "FAILED" first).
