@@ -21,6 +21,8 @@
 #   make kcsan                the race suites on the KCSAN kernel, 4 vCPUs (in soak)
 #   make kunit-2host          two guests over a virtio-net wire: the *_2host
 #                             suites against a peer kernel, with netem faults
+#   make kunit-2host-stock-rxe  the stale-ACK case on rxe as Linux 6.12 ships
+#                             it (no fix): passes when the defect shows
 #   make nvmeof               real NVMe over Fabrics: nvme-rdma and nvmet-rdma,
 #                             stock and converted (ulp-ports/nvme/), driven by
 #                             Debian's nvme-cli and fio in a guest on rxe and siw
@@ -47,7 +49,8 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all modules clean check mirror kunit kunit-2host test-kernel demo bench \
+.PHONY: all modules clean check mirror kunit kunit-2host kunit-2host-stock-rxe \
+	test-kernel demo bench \
 	checkpatch kernel-doc docs dkms-check fuzz soak bench-mirror \
 	bench-vs-rw mutants install install-dev install-dkms kcsan operating \
 	nvmeof nvmeof-ab nfsrdma nfsrdma-ab
@@ -127,6 +130,10 @@ kunit:
 
 kunit-2host:
 	@scripts/kunit-2host.sh
+	@scripts/kunit-2host.sh --stock-rxe
+
+kunit-2host-stock-rxe:
+	@scripts/kunit-2host.sh --stock-rxe
 
 demo:
 	@scripts/demo.sh

@@ -78,6 +78,18 @@ static const struct mrcore_quirk mrcore_quirks[] = {
 	 * page worth 4 prices the MR above the 52 WRs, and the 8 WRs of 32
 	 * SGEs of a full-sized QP stay cheaper still.
 	 */
+	/*
+	 * rxe (6.12, rxe_comp.c: check_psn(), check_ack()): a plain ACK older
+	 * than a READ whose response is half received is taken for the
+	 * READ's end, and the READ completes with IB_WC_SUCCESS and its full
+	 * length with only the packets before the ACK placed (a WARNING in
+	 * rxe_completer), on a wire that loses, duplicates or reorders.  No
+	 * flag here: the completion is all the core sees, and it is a
+	 * success, so the core has no answer; the fix belongs in rxe
+	 * (kunit/kernel-patches/0001-*, which the test kernel carries), and
+	 * make kunit-2host-stock-rxe shows the defect on the driver as
+	 * shipped.  Documentation/operating.rst says what an operator sees.
+	 */
 	{ .driver_id = RDMA_DRIVER_RXE, .mr_page_weight = 4 },
 };
 

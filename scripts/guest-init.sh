@@ -42,6 +42,10 @@
 #
 # The two-guest modes (kunit2host, demo2host, peer) take mrcore.self=N and mrcore.peer=M (1 or 2): this
 # guest's and the other one's number on the wire (scripts/kunit-2host.sh).
+# With mrcore.rxe=stock their rxe0 is a device of rdma_rxe_stock.ko (link
+# type rxe_stock, UDP port 4792: scripts/rxe-stock.sh), rxe as Linux 6.12
+# ships it, instead of the test kernel's own rxe, which has the fix of
+# kunit/kernel-patches/ (scripts/kunit-2host.sh --stock-rxe).
 #
 # Everything meant for the host goes to /dev/ttyS1 (QEMU writes it to a
 # file of its own, free of kernel messages), framed by MRCORE-* markers;
@@ -128,6 +132,8 @@ PEER=2
 PEER_WAIT=3000
 FILTER=
 BYE_LAST=
+RXE_TYPE=rxe
+ROCE_PORT=4791
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mrcore.mode=*) MODE=${arg#mrcore.mode=} ;;
@@ -137,6 +143,7 @@ for arg in $(cat /proc/cmdline); do
 	mrcore.peer=*) PEER=${arg#mrcore.peer=} ;;
 	mrcore.peer_wait=*) PEER_WAIT=${arg#mrcore.peer_wait=} ;;
 	kunit.filter_glob=*) FILTER=${arg#kunit.filter_glob=} ;;
+	mrcore.rxe=stock) RXE_TYPE=rxe_stock ROCE_PORT=4792 ;;
 	esac
 done
 say "mode $MODE, kernel $(uname -r)"
@@ -177,7 +184,10 @@ setup_wire() { # self peer
 	$IP route add "198.18.0.$2/32" via "203.0.113.$2" dev eth0 || return 1
 	$IP neigh replace "198.18.0.$2" lladdr 02:00:00:00:00:0"$2" \
 		dev vsiw0 nud permanent || return 1
-	$RDMA link add rxe0 type rxe netdev eth0 || return 1
+	if [ "$RXE_TYPE" = rxe_stock ]; then
+		insmod /lib/mrcore/rdma_rxe_stock.ko || return 1
+	fi
+	$RDMA link add rxe0 type "$RXE_TYPE" netdev eth0 || return 1
 	$RDMA link add siw0 type siw netdev vsiw0 || return 1
 }
 
@@ -323,7 +333,7 @@ wire_report() { # label
 	say "wire $1: rxe0$c"
 }
 
-# tcpdump counts what crosses eth0 and lo, per protocol: RoCEv2 (UDP 4791,
+# tcpdump counts what crosses eth0 and lo, per protocol: RoCEv2 (UDP 4791, 4792 for rdma_rxe_stock,
 # rxe) and siw's TCP between the 198.18.0.N addresses.  -w /dev/null: only
 # the counts it prints when stopped are kept; a short decoded sample of each
 # goes to the results port.
@@ -333,8 +343,8 @@ capture_start() {
 	# tcpdump drops its privileges to a user it looks up by name.
 	echo 'root:x:0:0:root:/:/bin/sh' >/etc/passwd
 	echo 'root:x:0:' >/etc/group
-	for c in "eth0 roce udp port 4791" "eth0 siw tcp and net 198.18.0.0/16" \
-		"lo roce udp port 4791" "lo siw tcp and net 198.18.0.0/16"; do
+	for c in "eth0 roce udp port $ROCE_PORT" "eth0 siw tcp and net 198.18.0.0/16" \
+		"lo roce udp port $ROCE_PORT" "lo siw tcp and net 198.18.0.0/16"; do
 		set -- $c
 		dev=$1 what=$2
 		shift 2
@@ -342,7 +352,7 @@ capture_start() {
 			>/tmp/cap-$dev-$what.log 2>&1 &
 		CAPS="$CAPS $!:$dev:$what"
 	done
-	tcpdump -Z root -i eth0 -nn -c 6 udp port 4791 >/tmp/sample-roce.txt 2>/dev/null &
+	tcpdump -Z root -i eth0 -nn -c 6 udp port $ROCE_PORT >/tmp/sample-roce.txt 2>/dev/null &
 	tcpdump -Z root -i eth0 -nn -c 6 tcp and net 198.18.0.0/16 >/tmp/sample-siw.txt 2>/dev/null &
 	sleep 2
 }
@@ -408,7 +418,7 @@ kunit)
 		rdma_mrcore.ko | mrcore_harness.ko | mrcore_demo.ko | mrcore_bench.ko) ;;
 		mrcore_removal.ko | mrcore_operate.ko) ;;
 		# two guests only (make kunit-2host)
-		mrcore_2host*.ko) ;;
+		mrcore_2host*.ko | rdma_rxe_stock.ko) ;;
 		*) load "$m" ;;
 		esac
 	done

@@ -30,6 +30,13 @@
 # mrcore_sec_*_2host and mrcore_ackorder_rxe_2host, no other suite), into
 # build/kunit-2host-smoke/, on the modules and initramfs of build/kunit/
 # (make kunit's, which make check has just built).
+#
+# --stock-rxe (make kunit-2host-stock-rxe): mrcore_ackorder_rxe_2host alone,
+# on rxe as Linux 6.12 ships it (rdma_rxe_stock.ko, scripts/rxe-stock.sh:
+# without the test kernel's fix, in both guests), into
+# build/kunit-2host-stock-rxe/.  It passes when the defect shows: READs
+# completed successfully with wrong bytes, and rxe's WARNING in
+# rxe_completer; the case's own failure is the expected outcome there.
 set -euo pipefail
 
 # shellcheck source=scripts/lib/guest.sh
@@ -43,8 +50,16 @@ if [ "${1:-}" = --smoke ]; then
 	# with the package and the sample ULP (cached, install-check.sh).
 	export MRCORE_GUEST_SAMPLE=1
 	export MRCORE_KUNIT_APPEND=${MRCORE_KUNIT_APPEND:-kunit.filter_glob=mrcore_[sa][ec]*_2host}
+elif [ "${1:-}" = --stock-rxe ]; then
+	OUT=${MRCORE_KUNIT_2HOST_OUT:-$TOP/build/kunit-2host-stock-rxe}
+	STOCK_RXE=1
+	# make kunit's modules, as --smoke; the initramfs gets one more below.
+	BUILD=$TOP/build/kunit
+	export MRCORE_GUEST_SAMPLE=1
+	export MRCORE_KUNIT_APPEND=kunit.filter_glob=mrcore_ackorder_rxe_2host
+	PAIR_APPEND=mrcore.rxe=stock
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--smoke]" >&2
+	echo "usage: $0 [--smoke | --stock-rxe]" >&2
 	exit 2
 fi
 BUILD=${BUILD:-$OUT}
@@ -60,10 +75,39 @@ fi
 echo "kunit-2host: building what is stale (in $BUILD)"
 guest_build "$BUILD"
 
+initrd=$BUILD/initramfs.cpio.gz
+if [ "${STOCK_RXE:-0}" = 1 ]; then
+	stock_ko=$("$TOP/scripts/rxe-stock.sh" "$OUT/rxe-stock" | tail -n1) ||
+		guest_fail "rdma_rxe_stock.ko: see $OUT/rxe-stock/build.log"
+	mapfile -t mods < <(sed -e 's/\.o$/.ko/' -e "s|^\([^/]\)|$BUILD/src/\1|" \
+		"$BUILD/src/modules.order")
+	initrd=$OUT/initramfs-stock-rxe.cpio.gz
+	"$TOP/scripts/initramfs.sh" "$initrd" "${mods[@]}" "$stock_ko" >/dev/null ||
+		guest_fail "initramfs with rdma_rxe_stock.ko"
+	echo "kunit-2host: rxe0 of both guests on $stock_ko"
+fi
+
 echo "kunit-2host: booting the peer and the initiator (TCG, one vCPU each)"
-guest_pair "$OUT" "$BUILD/initramfs.cpio.gz" kunit2host \
-	"${MRCORE_KUNIT_APPEND:-}" "$TMO"
+guest_pair "$OUT" "$initrd" kunit2host "${MRCORE_KUNIT_APPEND:-}" "$TMO"
 echo "kunit-2host: guests ran $(($(date +%s) - pair_boot)) s, total $(($(date +%s) - start)) s"
+
+if [ "${STOCK_RXE:-0}" = 1 ]; then
+	# The case's lines: "N WRITE+READ pairs: ... M READs succeeded with
+	# wrong bytes; ...", one per shape, and the driver's WARNING.
+	con=$OUT/initiator/console.log
+	grep -h 'WRITE+READ pairs:' "$con" | sed 's/^\[[^]]*\] *//' || true
+	wrong=$(grep -ho '[0-9]* READs succeeded with wrong bytes' "$con" |
+		awk '{ s += $1 } END { print s + 0 }')
+	warn=$(grep -c 'WARNING: .* rxe_completer' "$con" || true)
+	shapes=$(grep -c 'WRITE+READ pairs:' "$con" || true)
+	echo "kunit-2host: stock rxe: $wrong READs succeeded with wrong bytes in $shapes shapes; rxe_completer WARNINGs: $warn"
+	if [ "$shapes" = 3 ] && [ "$wrong" -gt 0 ] && [ "$warn" -gt 0 ]; then
+		echo "kunit-2host: stock rxe: the defect the test kernel's fix mends is there"
+		exit 0
+	fi
+	echo "kunit-2host: stock rxe: FAILED: the defect did not show (3 shapes, wrong READs and a WARNING expected)"
+	exit 1
+fi
 
 exec python3 "$TOP/scripts/guest-report.py" kunit2host "$OUT" "$KSRC" "$TOP" \
 	"$rc_init" "$rc_peer"

@@ -203,14 +203,16 @@ enum mrcore_peer_net {
 
 /*
  * One order of packets, made on purpose (mrcore_ackorder_rxe_2host): the
- * RoCE v2 packets (UDP port 4791) whose BTH opcode (the first byte after
+ * RoCE v2 packets (UDP port 4791, or 4792 for the stock copy of rxe that
+ * scripts/rxe-stock.sh builds: the mask 0xfff0 takes 4784-4799, which
+ * nothing else uses here) whose BTH opcode (the first byte after
  * the 20-byte IP and 8-byte UDP headers) is RC ACKNOWLEDGE (0x11) leave
  * 20 ms late, those of RC RDMA READ RESPONSE MIDDLE and LAST (0x0e, 0x0f)
  * 40 ms late, all others at once (a prio qdisc, its bands chosen by u32
  * on the opcode, netem on the two late bands).
  */
 #define MRCORE_2HOST_U32_ROCE \
-	" protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff"
+	" protocol ip u32 match ip protocol 17 0xff match ip dport 4784 0xfff0"
 #define MRCORE_2HOST_NET_ACK_LATE \
 	MRCORE_2HOST_TC " qdisc replace dev eth0 root handle 1: prio bands 3" \
 	" priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 && " \

@@ -126,7 +126,8 @@ guest_report() {
 # DIR/{peer,initiator}/, each guest bounded by TIMEOUT s.  The pair takes
 # the machine's guest lock once (scripts/qemu-run.sh), and drops it after.
 # Sets rc_init and rc_peer, the guests' qemu-run.sh statuses, and
-# pair_boot, when the pair had the lock and booted; returns 0.
+# pair_boot, when the pair had the lock and booted; returns 0.  PAIR_APPEND,
+# if set, goes on both guests' command lines (mrcore.rxe=stock).
 # shellcheck disable=SC2034 # rc_init, rc_peer and pair_boot are the caller's
 guest_pair() {
 	local dir=$1 initrd=$2 mode=$3 append=$4 tmo=$5
@@ -178,7 +179,7 @@ _guest_pair_one() {
 		MRCORE_QEMU_EXTRA="${MRCORE_QEMU_EXTRA:-} -pidfile $1/$3/qemu.pid" \
 		"$TOP/scripts/qemu-run.sh" --kernel "$KDIR/arch/x86/boot/bzImage" \
 		--initrd "$2" --mode "$7" --out "$1/$3" --net "$net" \
-		--append "mrcore.self=$4 mrcore.peer=$5 mrcore.peer_wait=$9 $8"
+		--append "mrcore.self=$4 mrcore.peer=$5 mrcore.peer_wait=$9 ${PAIR_APPEND:-} $8"
 }
 
 # ulp_guest DIR ROLE TOPOLOGY SCRIPT [QEMU ARGS...]: one guest of a real
