@@ -911,6 +911,119 @@ static void keys_no_recurrence_65536(struct kunit *test)
 }
 
 /*
+ * keys_no_recurrence_65536's claim, measured through I/Os that run:
+ * KEYS_NO_RECUR registering I/Os on the device, each a WRITE of one byte
+ * through a pool of one MR forced onto frwr, so that every I/O registers
+ * (on siw as on rxe), every key recorded.  KUnit gives a case 300 s and
+ * an I/O takes milliseconds under TCG: the I/Os run in KEYS_IO_PARTS
+ * cases, each with a pool of its own (one device MR more per part, as a
+ * ULP's pools come and go), whose keys add up here per device; the last
+ * part sorts them and reports.  A part that finds an earlier one did not
+ * run whole fails.
+ */
+#define KEYS_IO_PARTS	16
+
+struct keys_io_tally {
+	struct keys_use *use;	/* KEYS_NO_RECUR of them, from part 1 */
+	u32 n;
+	u32 parts;		/* parts that ran whole */
+	unsigned long ms;
+};
+
+static struct keys_io_tally keys_io_tally[2];	/* siw, rxe */
+
+static const unsigned int keys_io_parts[KEYS_IO_PARTS] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+};
+
+static void keys_io_part_desc(const unsigned int *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "part %u of %u", *p,
+		 KEYS_IO_PARTS);
+}
+
+KUNIT_ARRAY_PARAM(keys_io_part, keys_io_parts, keys_io_part_desc);
+
+/* The last part: sort the keys by value, count the values that came back. */
+static void keys_io_report(struct kunit *test, struct keys_io_tally *t)
+{
+	u32 i, again = 0, indices = 0, min = 0;
+
+	sort(t->use, t->n, sizeof(*t->use), keys_use_cmp, NULL);
+	for (i = 0; i < t->n; i++) {
+		indices += !i || t->use[i].key >> 8 != t->use[i - 1].key >> 8;
+		if (!i || t->use[i].key != t->use[i - 1].key)
+			continue;
+		again++;
+		if (!min || t->use[i].at - t->use[i - 1].at < min)
+			min = t->use[i].at - t->use[i - 1].at;
+	}
+	kunit_info(test, "%u registering I/Os (pools of one MR, %u parts, %lu s): %u key values came back (nearest %u I/Os apart), %u device MR indices\n",
+		   t->n, t->parts, t->ms / 1000, again, min, indices);
+	KUNIT_EXPECT_EQ(test, t->n, KEYS_NO_RECUR);
+	KUNIT_EXPECT_EQ_MSG(test, again, 0,
+			    "a key value came back after %u I/Os", min);
+	/* A new device MR at least every 256 keys, one per pool besides. */
+	KUNIT_EXPECT_GE(test, indices, KEYS_NO_RECUR / 256);
+}
+
+static void keys_io_no_recurrence(struct kunit *test)
+{
+	const unsigned int *part = test->param_value;
+	struct keys_io_tally *t = &keys_io_tally[io_on_iwarp(test) ? 0 : 1];
+	u32 i, per = KEYS_NO_RECUR / KEYS_IO_PARTS;
+	unsigned long start = jiffies;
+	struct io_fixture f;
+
+	if (*part == 1) {
+		kvfree(t->use);
+		memset(t, 0, sizeof(*t));
+		t->use = kvcalloc(KEYS_NO_RECUR, sizeof(*t->use), GFP_KERNEL);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, t->use);
+	KUNIT_ASSERT_EQ_MSG(test, t->parts, *part - 1,
+			    "an earlier part did not run whole");
+	io_fixture_create(test, &f, &mrcore_shapes[SHAPE_1_BYTE], 1, 8,
+			  "frwr");
+	KUNIT_ASSERT_EQ(test, rdma_io_pool_size(f.pool), 1u);
+	mrcore_e2e_buf_fill(&f.l->buf, KEYS_SEED_LOCAL);
+	for (i = 0; i < per; i++) {
+		struct rdma_io_ctx ctx;
+		int st;
+
+		KUNIT_ASSERT_GT(test,
+				rdma_io_ctx_init(&ctx, f.pool, f.l->sg,
+						 f.l->nents, 0, f.owner->iova,
+						 f.owner->rkey, DMA_TO_DEVICE),
+				0);
+		KUNIT_ASSERT_EQ(test, ctx.nr_mrs, 1u);
+		t->use[t->n].key = ctx.mrs[0]->key;
+		t->use[t->n].at = t->n;
+		t->n++;
+		st = io_run(test, &f.pair->active, &ctx);
+		KUNIT_ASSERT_EQ_MSG(test, st, IB_WC_SUCCESS, "I/O %u",
+				    t->n - 1);
+	}
+	mrcore_e2e_expect_data(test, &f.owner->buf, 0, f.l->len,
+			       KEYS_SEED_LOCAL, "the last WRITE's sink");
+	t->ms += jiffies_to_msecs(jiffies - start);
+	t->parts++;
+	if (*part == KEYS_IO_PARTS)
+		keys_io_report(test, t);
+}
+
+/* What the parts of keys_io_no_recurrence() left. */
+static void keys_suite_exit(struct kunit_suite *suite)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(keys_io_tally); i++) {
+		kvfree(keys_io_tally[i].use);
+		memset(&keys_io_tally[i], 0, sizeof(keys_io_tally[i]));
+	}
+}
+
+/*
  * A peer kept the key of map 0 of one MR; at map 256 the MR exposes new
  * bytes at the same place.  The old key must not READ them.
  */
@@ -989,6 +1102,8 @@ static struct kunit_case keys_siw_cases[] = {
 	KUNIT_CASE_SLOW(keys_recurrence),
 	KUNIT_CASE_SLOW(keys_no_recurrence_65536),
 	KUNIT_CASE_SLOW(keys_stale_read_at_256),
+	KUNIT_CASE_PARAM_ATTR(keys_io_no_recurrence, keys_io_part_gen_params,
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	{}
 };
 
@@ -1013,18 +1128,22 @@ static struct kunit_case keys_rxe_cases[] = {
 	KUNIT_CASE_SLOW(keys_recurrence),
 	KUNIT_CASE_SLOW(keys_no_recurrence_65536),
 	KUNIT_CASE_SLOW(keys_stale_read_at_256),
+	KUNIT_CASE_PARAM_ATTR(keys_io_no_recurrence, keys_io_part_gen_params,
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	{}
 };
 
 static struct kunit_suite keys_siw_suite = {
 	.name = "mrcore_keys_siw",
 	.init = mrcore_e2e_siw_suite_init,
+	.suite_exit = keys_suite_exit,
 	.test_cases = keys_siw_cases,
 };
 
 static struct kunit_suite keys_rxe_suite = {
 	.name = "mrcore_keys_rxe",
 	.init = mrcore_e2e_rxe_suite_init,
+	.suite_exit = keys_suite_exit,
 	.test_cases = keys_rxe_cases,
 };
 
