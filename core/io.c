@@ -239,6 +239,41 @@ static noinline int mrcore_io_check_entries(const struct rdma_io_ctx *ctx)
 }
 
 /*
+ * The SGE I/O once its @nr_wrs WRs are built, the last @last, the peer's
+ * address at @remote: its entries checked (only if @acc says one may be
+ * wrong), the offset @skip applied to its first SGE and WR, its length.
+ */
+static inline int mrcore_io_sges_done(struct rdma_io_ctx *ctx,
+				      struct ib_rdma_wr *last, u32 nr_wrs,
+				      u32 skip, u64 remote, u64 acc)
+{
+	int ret;
+
+	/*
+	 * No entry is empty, and none wraps or ends in the last page, while
+	 * every start stays below the top U32_MAX bytes and a page.
+	 */
+	if (unlikely(acc > U64_MAX - PAGE_SIZE - U32_MAX)) {
+		ret = mrcore_io_check_entries(ctx);
+		if (ret)
+			return ret;
+	}
+	ctx->wrs[0].remote_addr += skip;
+	ctx->sges[0].addr += skip;
+	ctx->sges[0].length -= skip;
+	ctx->length = remote - ctx->remote_addr;
+	ret = mrcore_io_check_length(ctx);
+	if (unlikely(ret))
+		return ret;
+
+	ctx->first = &ctx->wrs[0].wr;
+	ctx->last = &last->wr;
+	ctx->nr_wrs = nr_wrs;
+	ctx->nr_ops = nr_wrs;
+	return 0;
+}
+
+/*
  * sges: the I/O as READ or WRITE WRs on the PD's local DMA lkey, at most
  * @per_wr SGEs each.  An iWARP READ never comes here: its sink must be a
  * registered MR (the responder places the data through the sink's STag),
@@ -265,7 +300,7 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	struct scatterlist *s = ctx->sg;
 	struct ib_rdma_wr *wr;
 	struct ib_sge *sge;
-	u64 acc;
+	u64 acc = 0;
 	u32 w, j;
 	int ret;
 
@@ -274,7 +309,6 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 		return ret;
 
 	/* mrcore_io_init_planned() left @skip inside the first entry. */
-	acc = 0;
 	sge = ctx->sges;
 	wr = ctx->wrs;
 	for (w = 0; w < nr_wrs; w++, wr++) {
@@ -309,31 +343,9 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 		if (left)
 			s = mrcore_sg_step(s);
 	}
-	/*
-	 * No entry is empty, and none wraps or ends in the last page, while
-	 * every start stays below the top U32_MAX bytes and a page.
-	 */
-	if (unlikely(acc > U64_MAX - PAGE_SIZE - U32_MAX)) {
-		ret = mrcore_io_check_entries(ctx);
-		if (ret)
-			goto free_wrs;
-	}
-	ctx->wrs[0].remote_addr += skip;
-	ctx->sges[0].addr += skip;
-	ctx->sges[0].length -= skip;
-	ctx->length = remote - ctx->remote_addr;
-	ret = mrcore_io_check_length(ctx);
+	ret = mrcore_io_sges_done(ctx, &wr[-1], nr_wrs, skip, remote, acc);
 	if (unlikely(ret))
-		goto free_wrs;
-
-	ctx->first = &ctx->wrs[0].wr;
-	ctx->last = &wr[-1].wr;
-	ctx->nr_wrs = nr_wrs;
-	ctx->nr_ops = nr_wrs;
-	return 0;
-
-free_wrs:
-	mrcore_io_free(ctx);
+		mrcore_io_free(ctx);
 	return ret;
 }
 
@@ -501,10 +513,10 @@ static __always_inline void mrcore_io_set_whole_run(struct rdma_io_ctx *ctx,
  * mrcore_io_build_mrs() of an I/O of one run whose chain ends with its READ
  * or WRITE (no LOCAL_INV after it): the run goes from the context to the
  * MR as measured, and the WR and SGE into the context's own storage.  It is
- * the one-page or one-entry I/O of every MR plan, so it is kept apart from
- * the general chain's bookkeeping: with mrcore_pool_take_one() and the
- * inline unmap of a killed sink, 50 instructions fewer per iWARP READ of
- * one page (bench-vs-rw), 142 ns less in the QEMU bench's CPU loop.
+ * the one-page or one-entry I/O of every MR plan, the commonest I/O that
+ * registers, so it is kept apart from the general chain's bookkeeping,
+ * which it has no use for (what that saves: Documentation/benchmarks.rst,
+ * "Where the special cases pay").
  */
 static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
 						   int access,
@@ -574,6 +586,35 @@ static __always_inline void mrcore_io_mr_chain_init(struct rdma_io_ctx *ctx,
 }
 
 /*
+ * Cut the I/O into its @ctx->nr_runs runs as it walks the list, each into
+ * the next of the MRs taken, and chain them.
+ */
+static int mrcore_io_chain_runs(struct rdma_io_ctx *ctx,
+				struct mrcore_io_mr_chain *ch)
+{
+	struct mrcore_sg_iter it;
+	struct mrcore_chunk c;
+	u32 n = ctx->nr_runs;
+	u64 done = 0;
+	u32 i;
+	int ret;
+
+	mrcore_sg_iter_init(&it, ctx->sg, ctx->sg_offset, ctx->dma_nents);
+	for (i = 0; i < n && mrcore_sg_next_chunk(&it, ctx->pool->mr_pages,
+						  &c); i++) {
+		mrcore_mr_set_run(ctx->mrs[i], &c);
+		ret = mrcore_io_mr_run(ctx, ch, i, done);
+		if (ret)
+			return ret;
+		done += c.length;
+	}
+	/* The summary and the cut disagree: a core bug. */
+	if (WARN_ON_ONCE(i != n || done != ctx->length))
+		return -EIO;
+	return 0;
+}
+
+/*
  * mrs, iwarp read of several runs, or of one with a LOCAL_INV after it: cut
  * the I/O into the runs the summary counted, take that many pool MRs (all
  * or none), and chain each run (mrcore_io_mr_run()).
@@ -583,9 +624,6 @@ static noinline int mrcore_io_build_chain(struct rdma_io_ctx *ctx,
 {
 	struct rdma_io_pool *pool = ctx->pool;
 	u32 n = ctx->nr_runs;
-	struct mrcore_sg_iter it;
-	struct mrcore_chunk c;
-	u64 done = 0;
 	u32 i;
 	int ret;
 
@@ -603,25 +641,11 @@ static noinline int mrcore_io_build_chain(struct rdma_io_ctx *ctx,
 		 */
 		mrcore_io_set_whole_run(ctx, ctx->mrs[0]);
 		ret = mrcore_io_mr_run(ctx, ch, 0, 0);
-		if (ret)
-			goto return_mrs;
 	} else {
-		mrcore_sg_iter_init(&it, ctx->sg, ctx->sg_offset,
-				    ctx->dma_nents);
-		for (i = 0; i < n && mrcore_sg_next_chunk(&it, pool->mr_pages,
-							  &c); i++) {
-			mrcore_mr_set_run(ctx->mrs[i], &c);
-			ret = mrcore_io_mr_run(ctx, ch, i, done);
-			if (ret)
-				goto return_mrs;
-			done += c.length;
-		}
-		/* The summary and the cut disagree: a core bug. */
-		if (WARN_ON_ONCE(i != n || done != ctx->length)) {
-			ret = -EIO;
-			goto return_mrs;
-		}
+		ret = mrcore_io_chain_runs(ctx, ch);
 	}
+	if (ret)
+		goto return_mrs;
 	*ch->link = NULL;
 
 	ctx->nr_mrs = n;
@@ -1044,9 +1068,10 @@ static noinline void mrcore_io_trace_mr_only(const struct rdma_io_ctx *ctx)
 
 /*
  * The build of a set's single MR candidate (set->mr_only) on a measured
- * I/O: mrcore_io_build()'s work for an MR kind done here, since through
- * its switch a one-entry I/O costs 16 instructions more (bench-vs-rw), and
- * the planned path's counters.
+ * I/O: mrcore_io_build()'s work for an MR kind done here, since the set
+ * already knows the kind and mrcore_io_build()'s switch on it would only
+ * be paid again by every one-entry I/O (Documentation/benchmarks.rst,
+ * "Where the special cases pay"), and the planned path's counters.
  */
 static __always_inline int mrcore_io_build_mr_only(struct rdma_io_ctx *ctx,
 						   const struct mrcore_io_set *set,

@@ -61,8 +61,8 @@ static inline struct scatterlist *mrcore_sg_step(struct scatterlist *s)
 {
 	if (unlikely(sg_is_chain(s + 1))) {
 		/*
-		 * A branch, not a conditional move: the move costs every
-		 * entry three instructions more than the test does.
+		 * A branch, not a conditional move: a chain link is rare,
+		 * and a move would be paid on every entry of every list.
 		 */
 		barrier();
 		return sg_chain_ptr(s + 1);

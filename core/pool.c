@@ -502,6 +502,55 @@ static const struct mrcore_io_set mrcore_io_set_none = {
 	.mr_only = { -1, -1 },
 };
 
+/*
+ * Each candidate's counter slot, and which of them is forced (@forced, a
+ * backend's name or empty) and the first SGE one.  Returns whether one is
+ * a vendor's custom I/O.
+ */
+static bool mrcore_pool_index_cands(struct rdma_io_pool *pool,
+				    struct mrcore_io_set *set,
+				    const char *forced)
+{
+	bool custom = false;
+	u32 i;
+
+	set->forced = forced[0] ? set->nr : -1;
+	set->sges = -1;
+	for (i = 0; i < set->nr; i++) {
+		struct mrcore_io_cand *c = &set->cand[i];
+
+		c->slot = mrcore_device_slot(pool->mdev, c->ops);
+		if (forced[0] && !strcmp(c->ops->name, forced))
+			set->forced = i;
+		if (c->kind == MRCORE_IO_SGES && set->sges < 0)
+			set->sges = i;
+		if (c->kind == MRCORE_IO_CUSTOM)
+			custom = true;
+	}
+	return custom;
+}
+
+/* What the one-WR SGE shortcut of the I/O path reads, ready in the set. */
+static void mrcore_pool_sges_shortcut(struct rdma_io_pool *pool,
+				      struct mrcore_io_set *set)
+{
+	u32 slot = set->cand[set->sges].slot;
+	u64 __percpu *uses = &pool->stats->by_backend[slot][0];
+
+	set->sges_ops = set->cand[set->sges].ops;
+	/* The shortcut's counter is its flag too: NULL, no shortcut. */
+	if (set->one_wr[0])
+		set->sges_uses[0] = &uses[MRCORE_CLASS_WRITE];
+	if (set->one_wr[1])
+		set->sges_uses[1] = &uses[MRCORE_CLASS_READ];
+	set->sges_last[0] = &pool->last[MRCORE_CLASS_WRITE];
+	set->sges_last[1] = &pool->last[MRCORE_CLASS_READ];
+	set->sges_now = mrcore_use_last(slot, MRCORE_WHY_CHEAPEST);
+	set->sges_lkey = pool->info.pd->local_dma_lkey;
+	set->sges_op[0] = IB_WR_RDMA_WRITE;
+	set->sges_op[1] = IB_WR_RDMA_READ;
+}
+
 /**
  * mrcore_pool_resolve() - resolve the backends that move a pool's I/O
  * @pool: the pool.
@@ -519,8 +568,8 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 	char forced[MRCORE_BACKEND_NAME_LEN];
 	const struct mrcore_io_set *cur;
 	struct mrcore_io_set *set;
-	bool custom = false;
-	u32 gen, i;
+	bool custom;
+	u32 gen;
 
 	mutex_lock(&pool->resolve_lock);
 	gen = READ_ONCE(mrcore_registry_gen);
@@ -540,37 +589,10 @@ const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool)
 	forced[sizeof(forced) - 1] = '\0';
 
 	mrcore_backend_resolve_io(pool, set);
-	set->forced = forced[0] ? set->nr : -1;
-	set->sges = -1;
-	for (i = 0; i < set->nr; i++) {
-		struct mrcore_io_cand *c = &set->cand[i];
-
-		c->slot = mrcore_device_slot(pool->mdev, c->ops);
-		if (forced[0] && !strcmp(c->ops->name, forced))
-			set->forced = i;
-		if (c->kind == MRCORE_IO_SGES && set->sges < 0)
-			set->sges = i;
-		if (c->kind == MRCORE_IO_CUSTOM)
-			custom = true;
-	}
+	custom = mrcore_pool_index_cands(pool, set, forced);
 	mrcore_pool_one_wr(pool, set, custom);
-	if (set->sges >= 0) {
-		u32 slot = set->cand[set->sges].slot;
-		u64 __percpu *uses = &pool->stats->by_backend[slot][0];
-
-		set->sges_ops = set->cand[set->sges].ops;
-		/* The shortcut's counter is its flag too: NULL, no shortcut. */
-		if (set->one_wr[0])
-			set->sges_uses[0] = &uses[MRCORE_CLASS_WRITE];
-		if (set->one_wr[1])
-			set->sges_uses[1] = &uses[MRCORE_CLASS_READ];
-		set->sges_last[0] = &pool->last[MRCORE_CLASS_WRITE];
-		set->sges_last[1] = &pool->last[MRCORE_CLASS_READ];
-		set->sges_now = mrcore_use_last(slot, MRCORE_WHY_CHEAPEST);
-		set->sges_lkey = pool->info.pd->local_dma_lkey;
-		set->sges_op[0] = IB_WR_RDMA_WRITE;
-		set->sges_op[1] = IB_WR_RDMA_READ;
-	}
+	if (set->sges >= 0)
+		mrcore_pool_sges_shortcut(pool, set);
 	mrcore_pool_only(pool, set, custom);
 
 	list_add_tail(&set->entry, &pool->io_sets);

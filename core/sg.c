@@ -44,6 +44,27 @@ static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
 	}
 }
 
+/*
+ * The pages the entry @start..@end adds after one that ended at @prev_end
+ * (@first: none before it).  *@joins: it continues that one, and shares
+ * its last page; *@hole: a page list cannot go on from that one to it
+ * (neither continues the other nor do both meet on a page boundary).
+ */
+static inline u64 mrcore_sg_entry_pages(u64 prev_end, u64 start, u64 end,
+					bool first, bool *joins, bool *hole)
+{
+	*joins = false;
+	*hole = false;
+	/* Whole pages after whole pages: no hole, none shared. */
+	if (likely(!((prev_end | start | end) & ~PAGE_MASK)))
+		return (end - start) >> PAGE_SHIFT;
+	*joins = !first && start == prev_end;
+	*hole = !first && !*joins && ((prev_end | start) & ~PAGE_MASK);
+	/* A joining entry shares its predecessor's last page. */
+	return (PAGE_ALIGN(end) -
+		(*joins ? PAGE_ALIGN(start) : start & PAGE_MASK)) >> PAGE_SHIFT;
+}
+
 /**
  * mrcore_sg_summarize_any() - mrcore_sg_summarize() entry by entry
  * @sg: as mrcore_sg_summarize().
@@ -72,7 +93,7 @@ noinline int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset,
 	int i;
 
 	for_each_sg(sg, s, dma_nents, i) {
-		bool joins = false;
+		bool joins, hole;
 		u64 start, end, pages;
 		u32 len;
 		int ret;
@@ -81,20 +102,11 @@ noinline int mrcore_sg_summarize_any(struct scatterlist *sg, u32 offset,
 		if (ret)
 			return ret;
 		end = start + len;
-		if (likely(!((prev_end | start | end) & ~PAGE_MASK))) {
-			/* Whole pages after whole pages: no hole, none shared. */
-			pages = len >> PAGE_SHIFT;
-		} else {
-			joins = i > 0 && start == prev_end;
-			if (i > 0 && !joins &&
-			    ((prev_end | start) & ~PAGE_MASK)) {
-				holes++;
-				in_run = false;	/* a hole ends an MR's run */
-			}
-			/* A joining entry shares its predecessor's last page. */
-			pages = (PAGE_ALIGN(end) -
-				 (joins ? PAGE_ALIGN(start) : start & PAGE_MASK)) >>
-				PAGE_SHIFT;
+		pages = mrcore_sg_entry_pages(prev_end, start, end, i == 0,
+					      &joins, &hole);
+		if (hole) {
+			holes++;
+			in_run = false;	/* a hole ends an MR's run */
 		}
 		length += len;
 		npages += pages;
