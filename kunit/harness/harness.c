@@ -688,19 +688,12 @@ static int mrcore_e2e_access(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 		mrcore_e2e_rdma_wr(&fwr, IB_WR_RDMA_READ, &fsge, fence->iova,
 				   fence->rkey, &fw);
 		if (mrcore_e2e_qp_state(&atk->passive) == IB_QPS_RTS &&
-		    !ib_post_send(atk->passive.qp, &fwr.wr, &bad)) {
+		    !ib_post_send(atk->passive.qp, &fwr.wr, &bad))
 			st = mrcore_e2e_wait_done(&atk->passive, &fw,
 						  MRCORE_E2E_STEP_TIMEOUT_MS);
-		} else {
+		else
 			st = mrcore_e2e_qp_failed(&atk->passive, 5000) ?
 			     IB_WC_WR_FLUSH_ERR : -ENOTCONN;
-			/*
-			 * A driver may fail the post of a WR it queued (siw,
-			 * when the connection breaks meanwhile): @fw must see
-			 * its flush before it goes out of scope.
-			 */
-			ib_drain_qp(atk->passive.qp);
-		}
 	}
 unmap:
 	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
