@@ -587,10 +587,10 @@ static const char *mrcore_e2e_op(enum ib_wr_opcode op)
  * answer is a refusal: a remote access, operation or request error, or a
  * flush of a WR posted on a connection that was up (the peer's TERMINATE
  * on iWARP breaks the connection, which flushes it, and siw completes the
- * WR it answered as a local QP operation error).  An iWARP WRITE is
- * never acknowledged: its @st is that of the READ fenced behind it
- * (mrcore_e2e_try_key_on()).  A post the driver did not take, a timeout,
- * or a local error means the access never reached the key.
+ * WR it answered as a local QP operation error); an iWARP WRITE, never
+ * acknowledged, is refused when that TERMINATE arrives.  A post the driver
+ * did not take, a timeout, or a local error means the access never reached
+ * the key.
  */
 static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
 			      enum ib_wr_opcode op, int st)
@@ -602,6 +602,9 @@ static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
 	}
 	switch (st) {
 	case IB_WC_SUCCESS:
+		if (op == IB_WR_RDMA_WRITE &&
+		    rdma_protocol_iwarp(side->device, side->cm_id->port_num))
+			return mrcore_e2e_qp_failed(side, 5000);
 		return 0;
 	case IB_WC_REM_ACCESS_ERR:
 	case IB_WC_REM_INV_REQ_ERR:
@@ -629,30 +632,22 @@ static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
  * WRITE carries bytes of its own (mrcore_e2e_buf_fill() with
  * %MRCORE_E2E_TRY_SEED), a READ lands in poisoned memory; @got receives
  * what the READ left there, *@moved whether it is no longer all poison.
- * With @fence (a WRITE on iWARP, never acknowledged), a READ through it
- * follows the WRITE once that completed (a send queue may hold one WR),
- * and its status is the access's: the peer answers it only after it
- * placed the WRITE (one stream, taken in order), never if it refused it
- * (its TERMINATE breaks the connection, which flushes the READ or fails
- * its post; the QP must then reach the error state).
  * Returns the completion status, or a negative errno if the access was
  * not made.
  */
 static int mrcore_e2e_access(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
-			     u32 key, u64 iova, const struct ib_mr *fence,
-			     struct mrcore_e2e_wait *w, u8 *got, bool *moved)
+			     u32 key, u64 iova, struct mrcore_e2e_wait *w,
+			     u8 *got, bool *moved)
 {
 	struct mrcore_e2e_buf buf = {};
-	struct mrcore_e2e_wait fw;
 	struct mrcore_e2e_diff diff;
-	struct ib_rdma_wr wr, fwr;
-	struct ib_sge sge, fsge;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
 	size_t i;
 	int st;
 
 	*moved = false;
-	/* The access's bytes, then the fence's. */
-	st = mrcore_e2e_buf_alloc(&buf, 2 * MRCORE_E2E_TRY_BYTES, 0);
+	st = mrcore_e2e_buf_alloc(&buf, MRCORE_E2E_TRY_BYTES, 0);
 	if (st)
 		return st;
 	if (op == IB_WR_RDMA_WRITE)
@@ -679,22 +674,6 @@ static int mrcore_e2e_access(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 	mrcore_e2e_rdma_wr(&wr, op, &sge, iova, key, w);
 	st = mrcore_e2e_post(&atk->passive, &wr.wr, w,
 			     MRCORE_E2E_STEP_TIMEOUT_MS);
-	if (fence && st == IB_WC_SUCCESS) {
-		const struct ib_send_wr *bad;
-
-		fsge = sge;
-		fsge.addr += MRCORE_E2E_TRY_BYTES;
-		mrcore_e2e_wait_init(&fw);
-		mrcore_e2e_rdma_wr(&fwr, IB_WR_RDMA_READ, &fsge, fence->iova,
-				   fence->rkey, &fw);
-		if (mrcore_e2e_qp_state(&atk->passive) == IB_QPS_RTS &&
-		    !ib_post_send(atk->passive.qp, &fwr.wr, &bad))
-			st = mrcore_e2e_wait_done(&atk->passive, &fw,
-						  MRCORE_E2E_STEP_TIMEOUT_MS);
-		else
-			st = mrcore_e2e_qp_failed(&atk->passive, 5000) ?
-			     IB_WC_WR_FLUSH_ERR : -ENOTCONN;
-	}
 unmap:
 	ib_dma_unmap_sg(atk->passive.device, buf.sg, buf.nents,
 			DMA_BIDIRECTIONAL);
@@ -821,8 +800,7 @@ int mrcore_e2e_try_ref(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 	mrcore_e2e_buf_fill_range(ref->buf, ref->at, MRCORE_E2E_TRY_BYTES,
 				  op == IB_WR_RDMA_WRITE ?
 				  MRCORE_E2E_POISONED : MRCORE_E2E_REF_SEED);
-	st = mrcore_e2e_access(atk, op, mr->rkey, mr->iova, NULL, w, got,
-			       &moved);
+	st = mrcore_e2e_access(atk, op, mr->rkey, mr->iova, w, got, &moved);
 	ok = st == IB_WC_SUCCESS;
 	if (ok && op == IB_WR_RDMA_READ) {
 		for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
@@ -873,12 +851,7 @@ int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 			  u32 key, u64 iova, const struct mrcore_e2e_ref *ref,
 			  struct mrcore_e2e_wait *w)
 {
-	struct mrcore_e2e_buf fence = {};
-	struct mrcore_e2e_ref fence_ref = { .buf = &fence };
 	u8 got[MRCORE_E2E_TRY_BYTES];
-	struct ib_mr *fence_mr = NULL;
-	struct scatterlist sg[2];
-	unsigned int nents = 0;
 	bool moved;
 	int ret;
 
@@ -887,33 +860,7 @@ int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 		if (ret)
 			return ret;
 	}
-	/*
-	 * An iWARP WRITE completes once sent, never acknowledged: a READ
-	 * fences it (mrcore_e2e_access()), through a reference key over
-	 * bytes of the harness, registered before the WRITE while the
-	 * connection is sure to be up.
-	 */
-	if (op == IB_WR_RDMA_WRITE &&
-	    rdma_protocol_iwarp(atk->passive.device,
-				atk->passive.cm_id->port_num)) {
-		ret = mrcore_e2e_buf_alloc(&fence, MRCORE_E2E_TRY_BYTES, 0);
-		if (ret)
-			return ret;
-		fence_mr = mrcore_e2e_ref_mr(atk, &fence_ref, sg, &nents, w);
-		if (IS_ERR(fence_mr)) {
-			mrcore_e2e_buf_free(&fence);
-			pr_err("mrcore_harness: no READ to fence the attacker's WRITE: %ld\n",
-			       PTR_ERR(fence_mr));
-			return PTR_ERR(fence_mr);
-		}
-	}
-	ret = mrcore_e2e_access(atk, op, key, iova, fence_mr, w, got, &moved);
-	if (fence_mr) {
-		ib_dereg_mr(fence_mr);
-		ib_dma_unmap_sg(atk->active.device, sg, nents,
-				DMA_BIDIRECTIONAL);
-		mrcore_e2e_buf_free(&fence);
-	}
+	ret = mrcore_e2e_access(atk, op, key, iova, w, got, &moved);
 	ret = mrcore_e2e_refusal(&atk->passive, op, ret);
 	if (ret >= 0 && moved)
 		ret = 0;
