@@ -817,6 +817,30 @@ static int keys_use_cmp(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
+/*
+ * Sort @n key uses by value and count the values that came back: returns
+ * how many did, *@min the nearest two uses of one value, *@indices the
+ * device MR indices (a key but its variable byte) seen.
+ */
+static u32 keys_recurrences(struct keys_use *use, u32 n, u32 *min,
+			    u32 *indices)
+{
+	u32 i, again = 0;
+
+	*min = 0;
+	*indices = 0;
+	sort(use, n, sizeof(*use), keys_use_cmp, NULL);
+	for (i = 0; i < n; i++) {
+		*indices += !i || use[i].key >> 8 != use[i - 1].key >> 8;
+		if (!i || use[i].key != use[i - 1].key)
+			continue;
+		again++;
+		if (!*min || use[i].at - use[i - 1].at < *min)
+			*min = use[i].at - use[i - 1].at;
+	}
+	return again;
+}
+
 static void keys_kvfree(void *p)
 {
 	kvfree(p);
@@ -851,7 +875,7 @@ static void keys_no_recurrence_65536(struct kunit *test)
 	struct mrcore_e2e_pair *pair = io_pair(test, 0, 0);
 	struct io_local *l = io_local_create(test,
 					     &mrcore_shapes[SHAPE_1_PAGE]);
-	u32 i, again = 0, indices = 0, min = 0;
+	u32 i, again, indices, min;
 	u64 refused0 = 0, refused = 0;
 	struct keys_use *use;
 	struct rdma_mr *mr;
@@ -880,16 +904,7 @@ static void keys_no_recurrence_65536(struct kunit *test)
 		if (!(i % 1024))
 			cond_resched();
 	}
-	sort(use, KEYS_NO_RECUR, sizeof(*use), keys_use_cmp, NULL);
-	for (i = 0; i < KEYS_NO_RECUR; i++) {
-		/* The device MR's index: the key but its variable byte. */
-		indices += !i || use[i].key >> 8 != use[i - 1].key >> 8;
-		if (!i || use[i].key != use[i - 1].key)
-			continue;
-		again++;
-		if (!min || use[i].at - use[i - 1].at < min)
-			min = use[i].at - use[i - 1].at;
-	}
+	again = keys_recurrences(use, KEYS_NO_RECUR, &min, &indices);
 	ret = rdma_mrcore_device_counter(pair->active.device,
 					 "mr_index_refused", &refused);
 	KUNIT_ASSERT_EQ(test, ret, 0);
@@ -947,17 +962,9 @@ KUNIT_ARRAY_PARAM(keys_io_part, keys_io_parts, keys_io_part_desc);
 /* The last part: sort the keys by value, count the values that came back. */
 static void keys_io_report(struct kunit *test, struct keys_io_tally *t)
 {
-	u32 i, again = 0, indices = 0, min = 0;
+	u32 again, indices, min;
 
-	sort(t->use, t->n, sizeof(*t->use), keys_use_cmp, NULL);
-	for (i = 0; i < t->n; i++) {
-		indices += !i || t->use[i].key >> 8 != t->use[i - 1].key >> 8;
-		if (!i || t->use[i].key != t->use[i - 1].key)
-			continue;
-		again++;
-		if (!min || t->use[i].at - t->use[i - 1].at < min)
-			min = t->use[i].at - t->use[i - 1].at;
-	}
+	again = keys_recurrences(t->use, t->n, &min, &indices);
 	kunit_info(test, "%u registering I/Os (pools of one MR, %u parts, %lu s): %u key values came back (nearest %u I/Os apart), %u device MR indices\n",
 		   t->n, t->parts, t->ms / 1000, again, min, indices);
 	KUNIT_EXPECT_EQ(test, t->n, KEYS_NO_RECUR);
