@@ -581,6 +581,41 @@ static const char *mrcore_e2e_op(enum ib_wr_opcode op)
 	return op == IB_WR_RDMA_WRITE ? "WRITE" : "READ";
 }
 
+/* Does @ref's range hold mrcore_e2e_pattern(@seed, k) at byte k? */
+static bool mrcore_e2e_ref_holds(const struct mrcore_e2e_ref *ref, u32 seed)
+{
+	size_t k;
+
+	for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
+		if (READ_ONCE(*mrcore_e2e_buf_byte(ref->buf, ref->at + k)) !=
+		    mrcore_e2e_pattern(seed, k))
+			return false;
+	return true;
+}
+
+/*
+ * An iWARP WRITE completes when sent and only its refusal is answered (the
+ * peer's TERMINATE, which breaks the connection): refused once @side's QP
+ * fails, served if it has not within 5 s, or as soon as the attacker's
+ * bytes are in @lands when the caller knows where they go (%NULL if not;
+ * the range must not hold them before the access).
+ */
+static int mrcore_e2e_write_outcome(struct mrcore_e2e_side *side,
+				    const struct mrcore_e2e_ref *lands)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(5000);
+
+	for (;;) {
+		if (mrcore_e2e_qp_state(side) == IB_QPS_ERR)
+			return 1;
+		if (lands && mrcore_e2e_ref_holds(lands, MRCORE_E2E_TRY_SEED))
+			return 0;
+		if (time_after(jiffies, end))
+			return 0;
+		msleep(20);
+	}
+}
+
 /*
  * What the attacker's completion status @st says: 0 served, 1 refused by
  * the peer, or a negative errno when it proves neither.  Only a peer's
@@ -588,12 +623,14 @@ static const char *mrcore_e2e_op(enum ib_wr_opcode op)
  * flush of a WR posted on a connection that was up (the peer's TERMINATE
  * on iWARP breaks the connection, which flushes it, and siw completes the
  * WR it answered as a local QP operation error); an iWARP WRITE, never
- * acknowledged, is refused when that TERMINATE arrives.  A post the driver
+ * acknowledged, is refused when that TERMINATE arrives
+ * (mrcore_e2e_write_outcome(), with @lands).  A post the driver
  * did not take, a timeout, or a local error means the access never reached
  * the key.
  */
 static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
-			      enum ib_wr_opcode op, int st)
+			      enum ib_wr_opcode op, int st,
+			      const struct mrcore_e2e_ref *lands)
 {
 	if (st < 0) {
 		pr_err("mrcore_harness: the attacker's %s was not made: %d\n",
@@ -604,7 +641,7 @@ static int mrcore_e2e_refusal(struct mrcore_e2e_side *side,
 	case IB_WC_SUCCESS:
 		if (op == IB_WR_RDMA_WRITE &&
 		    rdma_protocol_iwarp(side->device, side->cm_id->port_num))
-			return mrcore_e2e_qp_failed(side, 5000);
+			return mrcore_e2e_write_outcome(side, lands);
 		return 0;
 	case IB_WC_REM_ACCESS_ERR:
 	case IB_WC_REM_INV_REQ_ERR:
@@ -686,18 +723,6 @@ unmap:
 free_buf:
 	mrcore_e2e_buf_free(&buf);
 	return st;
-}
-
-/* Does @ref's range hold mrcore_e2e_pattern(@seed, k) at byte k? */
-static bool mrcore_e2e_ref_holds(const struct mrcore_e2e_ref *ref, u32 seed)
-{
-	size_t k;
-
-	for (k = 0; k < MRCORE_E2E_TRY_BYTES; k++)
-		if (READ_ONCE(*mrcore_e2e_buf_byte(ref->buf, ref->at + k)) !=
-		    mrcore_e2e_pattern(seed, k))
-			return false;
-	return true;
 }
 
 /*
@@ -826,6 +851,30 @@ int mrcore_e2e_try_ref(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_ref, MRCORE_HARNESS);
 
+/*
+ * The key's try itself: @op through @key at @iova from @atk's passive end,
+ * and what its outcome says (mrcore_e2e_refusal()).  @lands: where a
+ * WRITE's bytes go, or %NULL; only a range that does not hold them yet
+ * tells a served iWARP WRITE early.
+ */
+static int mrcore_e2e_try(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
+			  u32 key, u64 iova, const struct mrcore_e2e_ref *lands,
+			  struct mrcore_e2e_wait *w)
+{
+	u8 got[MRCORE_E2E_TRY_BYTES];
+	bool moved;
+	int ret;
+
+	if (lands && (op != IB_WR_RDMA_WRITE ||
+		      mrcore_e2e_ref_holds(lands, MRCORE_E2E_TRY_SEED)))
+		lands = NULL;
+	ret = mrcore_e2e_access(atk, op, key, iova, w, got, &moved);
+	ret = mrcore_e2e_refusal(&atk->passive, op, ret, lands);
+	if (ret >= 0 && moved)
+		ret = 0;
+	return ret;
+}
+
 /**
  * mrcore_e2e_try_key_on() - the attacker's access over a given connection
  * @atk: a connected pair whose active end is on the PD the key belongs to
@@ -851,22 +900,46 @@ int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 			  u32 key, u64 iova, const struct mrcore_e2e_ref *ref,
 			  struct mrcore_e2e_wait *w)
 {
-	u8 got[MRCORE_E2E_TRY_BYTES];
-	bool moved;
-	int ret;
-
 	if (ref) {
-		ret = mrcore_e2e_try_ref(atk, op, ref, w);
+		int ret = mrcore_e2e_try_ref(atk, op, ref, w);
+
 		if (ret)
 			return ret;
 	}
-	ret = mrcore_e2e_access(atk, op, key, iova, w, got, &moved);
-	ret = mrcore_e2e_refusal(&atk->passive, op, ret);
-	if (ret >= 0 && moved)
-		ret = 0;
-	return ret;
+	return mrcore_e2e_try(atk, op, key, iova, ref, w);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
+
+/*
+ * A try from a new connection to @pd: the control through a reference key
+ * over @ref first if @control, then the key's try, its WRITE's bytes
+ * looked for in @ref.
+ */
+static int mrcore_e2e_try_new(const struct mrcore_e2e_pair *base,
+			      struct ib_pd *pd, enum ib_wr_opcode op, u32 key,
+			      u64 iova, const struct mrcore_e2e_ref *ref,
+			      bool control)
+{
+	struct mrcore_e2e_pair *atk = NULL;
+	struct mrcore_e2e_wait *w;
+	int ret;
+
+	/* Freed after the pair's drain: a completion may come until then. */
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	ret = mrcore_e2e_pair_create_on_pd(base, pd, &atk);
+	if (ret)
+		goto free;
+	if (control && ref)
+		ret = mrcore_e2e_try_ref(atk, op, ref, w);
+	if (!ret)
+		ret = mrcore_e2e_try(atk, op, key, iova, ref, w);
+	mrcore_e2e_pair_destroy(atk);
+free:
+	kfree(w);
+	return ret;
+}
 
 /**
  * mrcore_e2e_try_key() - a peer of a PD uses a key it was not given
@@ -876,8 +949,9 @@ EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key_on, MRCORE_HARNESS);
  * @key: the key.
  * @iova: the address it named.
  * @ref: the bytes @key named, for the positive control that the same
- *	connection makes first (mrcore_e2e_try_ref()); %NULL only for a try
- *	that is itself a control (an access through a live key).
+ *	connection makes first (mrcore_e2e_try_ref()).  A try that is itself
+ *	a control (an access through a live key) is
+ *	mrcore_e2e_try_live_key().
  *
  * The attacker of the design's rule 6: a new connection whose active end
  * is on @pd (mrcore_e2e_pair_create_on_pd()); its passive end, with a PD
@@ -898,23 +972,34 @@ int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 		       enum ib_wr_opcode op, u32 key, u64 iova,
 		       const struct mrcore_e2e_ref *ref)
 {
-	struct mrcore_e2e_pair *atk = NULL;
-	struct mrcore_e2e_wait *w;
-	int ret;
-
-	/* Freed after the pair's drain: a completion may come until then. */
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	ret = mrcore_e2e_pair_create_on_pd(base, pd, &atk);
-	if (!ret) {
-		ret = mrcore_e2e_try_key_on(atk, op, key, iova, ref, w);
-		mrcore_e2e_pair_destroy(atk);
-	}
-	kfree(w);
-	return ret;
+	return mrcore_e2e_try_new(base, pd, op, key, iova, ref, true);
 }
 EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_key, MRCORE_HARNESS);
+
+/**
+ * mrcore_e2e_try_live_key() - the attacker's access through a live key
+ * @base: a connected pair.
+ * @pd: the PD the key belongs to (an end of @base's).
+ * @op: %IB_WR_RDMA_WRITE or %IB_WR_RDMA_READ, of %MRCORE_E2E_TRY_BYTES.
+ * @key: the key.
+ * @iova: the address it named.
+ * @lands: the bytes @key named, where a WRITE's bytes land.
+ *
+ * mrcore_e2e_try_key() of a try that is itself the positive control of a
+ * later one: no reference key first.  A served iWARP WRITE, which nothing
+ * acknowledges, is known as soon as its bytes are in @lands, instead of
+ * after seconds without a TERMINATE; @lands must not hold them before.
+ *
+ * Context: Process context; sleeps.
+ * Return: as mrcore_e2e_try_key().
+ */
+int mrcore_e2e_try_live_key(const struct mrcore_e2e_pair *base,
+			    struct ib_pd *pd, enum ib_wr_opcode op, u32 key,
+			    u64 iova, const struct mrcore_e2e_ref *lands)
+{
+	return mrcore_e2e_try_new(base, pd, op, key, iova, lands, false);
+}
+EXPORT_SYMBOL_NS_GPL(mrcore_e2e_try_live_key, MRCORE_HARNESS);
 
 static int mrcore_e2e_connect(const struct mrcore_e2e_target *target,
 			      const struct mrcore_e2e_caps *caps,

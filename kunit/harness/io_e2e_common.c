@@ -317,14 +317,14 @@ void keys_expect_served_op(struct kunit *test, struct mrcore_e2e_pair *base,
 			   const struct keys_named *k, enum ib_wr_opcode op,
 			   struct mrcore_e2e_buf *mem, size_t at)
 {
+	const struct mrcore_e2e_ref lands = { .buf = mem, .at = at };
 	bool write = op == IB_WR_RDMA_WRITE;
 	int r;
 
 	if (write)
 		mrcore_e2e_buf_poison(mem);
-	/* Itself the control of a later try: no reference key. */
-	r = mrcore_e2e_try_key(base, base->active.pd, op, k->key, k->iova,
-			       NULL);
+	r = mrcore_e2e_try_live_key(base, base->active.pd, op, k->key,
+				    k->iova, &lands);
 	KUNIT_EXPECT_EQ_MSG(test, r, 0,
 			    "control: the attacker's %s through the live key 0x%x was %s (%d)",
 			    write ? "WRITE" : "READ", k->key,

@@ -260,6 +260,9 @@ struct mrcore_e2e_ref {
 int mrcore_e2e_try_key(const struct mrcore_e2e_pair *base, struct ib_pd *pd,
 		       enum ib_wr_opcode op, u32 key, u64 iova,
 		       const struct mrcore_e2e_ref *ref);
+int mrcore_e2e_try_live_key(const struct mrcore_e2e_pair *base,
+			    struct ib_pd *pd, enum ib_wr_opcode op, u32 key,
+			    u64 iova, const struct mrcore_e2e_ref *lands);
 int mrcore_e2e_try_key_on(struct mrcore_e2e_pair *atk, enum ib_wr_opcode op,
 			  u32 key, u64 iova, const struct mrcore_e2e_ref *ref,
 			  struct mrcore_e2e_wait *w);
