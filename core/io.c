@@ -17,76 +17,11 @@
  * WR and cost less than any plan with an MR could is built at once, and its
  * builder is the one pass over the list, validation included.  Otherwise one
  * pass measures the list (bytes, pages, MR runs, holes) and every candidate
- * is priced by arithmetic on that summary with the device's weights; the
- * cheapest is built from the summary.  The context is tagged with its
+ * is priced by arithmetic on that summary with the device's weights (the
+ * cost model, core/cost.c); the cheapest is built from the summary.  The context is tagged with its
  * strategy and rdma_io_ctx_destroy() undoes it with one switch.
  */
 #include "mrcore_internal.h"
-
-/**
- * rdma_io_cost() - the cost model
- * @w: the device's weights (struct rdma_io_pool_info).
- * @wrs: WRs the I/O posts, registrations and invalidations included.
- * @mrs: MRs it takes from the pool.
- * @pages: pages the HCA fetches from page lists.
- * @sges: SGEs the HCA fetches.
- *
- * Every plan is priced with this one function so that plans are
- * comparable; the lowest price wins, fewer WRs break a tie.
- *
- * Context: Any context.
- * Return: the price.
- */
-u32 rdma_io_cost(const struct rdma_io_weights *w, u32 wrs, u32 mrs, u32 pages,
-		 u32 sges)
-{
-	return wrs * w->wr + mrs * w->mr + pages * w->page + sges * w->sge;
-}
-EXPORT_SYMBOL_NS_GPL(rdma_io_cost, RDMA_MRCORE);
-
-/*
- * The weights, per transport, in units of one SGE fetched by the HCA.  A WR
- * is posted, fetched, parsed and travels as a request of its own: 16.  On
- * RoCE (rxe), registering an MR cost more than it saved in WRs: at 256
- * pages, REG_MR + WRITE through one MR ran at 0.88x the rate of 8 WRs of 32
- * SGEs (make bench), which a linear model fits with an MR worth 144.  On
- * iWARP (siw), every WR is dear (a TCP send each): one MR instead of 43
- * WRITE WRs ran 14.7x faster at 256 pages and 3 WRs instead of 6 won at 32
- * pages, which an MR worth 16 reproduces.  Documentation/design.rst gives
- * the figures.  A driver whose MR pages cost more than its transport's
- * says so in core/quirks.c.
- */
-static const struct rdma_io_weights mrcore_weights_ib = {
-	.wr = 16, .mr = 144, .page = 1, .sge = 1,
-};
-
-static const struct rdma_io_weights mrcore_weights_iwarp = {
-	.wr = 16, .mr = 16, .page = 1, .sge = 1,
-};
-
-/**
- * mrcore_io_weights() - the cost model's weights for a device
- * @dev: the device.
- * @port_num: the port.
- * @mr_backend: the backend of the device's MRs, which may adjust them; or
- *	%NULL.
- * @w: the weights.
- *
- * Context: Any context.
- */
-void mrcore_io_weights(struct ib_device *dev, u32 port_num,
-		       const struct rdma_mr_backend_ops *mr_backend,
-		       struct rdma_io_weights *w)
-{
-	u32 page = mrcore_dev_mr_page_weight(dev);
-
-	*w = rdma_protocol_iwarp(dev, port_num) ? mrcore_weights_iwarp :
-						  mrcore_weights_ib;
-	if (page)
-		w->page = page;
-	if (mr_backend && mr_backend->io_weights)
-		mr_backend->io_weights(dev, w);
-}
 
 /*
  * WRs, SGEs and MR pointers of an I/O larger than any block of its pool
@@ -358,7 +293,7 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 static noinline int mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
 {
 	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
-			     rdma_io_cost(&ctx->pool->info.weights, 1, 0, 0, 1));
+			     mrcore_cost(&ctx->pool->info.weights, 1, 0, 0, 1));
 	return 1;
 }
 
@@ -705,7 +640,8 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 	const struct rdma_io_pool *pool = ctx->pool;
 	const struct rdma_io_weights *w = &pool->info.weights;
 	bool iwarp_read = mrcore_io_iwarp_read(ctx);
-	u32 runs = ctx->nr_runs, per_run, stale = 0, clean;
+	bool sync = false;
+	u32 runs = ctx->nr_runs, stale = 0, clean;
 
 	switch (c->kind) {
 	case MRCORE_IO_SGES:
@@ -714,7 +650,7 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 		plan->wrs = DIV_ROUND_UP(ctx->dma_nents,
 					 mrcore_io_sges_per_wr(ctx));
 		plan->mrs = 0;
-		plan->cost = rdma_io_cost(w, plan->wrs, 0, 0, ctx->dma_nents);
+		plan->cost = mrcore_cost(w, plan->wrs, 0, 0, ctx->dma_nents);
 		return 0;
 	case MRCORE_IO_MRS:
 		if (iwarp_read)
@@ -726,19 +662,15 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 			 */
 			if (pool->kill_local_keys)
 				return -EOPNOTSUPP;
-			per_run = 1;
+			sync = true;
 			break;
 		}
-		/* REG_MR + READ/WRITE, and the LOCAL_INV of a stale key. */
-		per_run = 2 + pool->kill_local_keys;
 		clean = READ_ONCE(pool->nr_clean);
 		stale = runs > clean ? runs - clean : 0;
 		break;
 	case MRCORE_IO_IWARP_READ:
 		if (!iwarp_read)
 			return -EOPNOTSUPP;
-		/* REG_MR + READ_WITH_INV, or REG_MR + READ + LOCAL_INV */
-		per_run = pool->read_inv ? 2 : 3;
 		clean = READ_ONCE(pool->nr_clean);
 		stale = runs > clean ? runs - clean : 0;
 		break;
@@ -746,11 +678,16 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 		return c->ops->io_plan(ctx, plan);
 	}
 	plan->mrs = runs;
-	plan->wrs = runs * per_run + stale;
-	plan->cost = rdma_io_cost(w, plan->wrs, runs, ctx->npages, 0);
+	plan->wrs = mrcore_mr_io_wrs(sync, iwarp_read, pool->read_inv,
+				     pool->kill_local_keys, runs, stale);
+	plan->cost = mrcore_cost(w, plan->wrs, runs, ctx->npages, 0);
 	return 0;
 }
 
+/*
+ * Whether @a is cheaper than @b, fewer WRs breaking a tie; with @b a floor
+ * (mrcore_io_mr_floor()), whether @a beats every plan that costs as much.
+ */
 static bool mrcore_plan_better(const struct rdma_io_plan *a,
 			       const struct rdma_io_plan *b)
 {
@@ -890,14 +827,6 @@ static bool mrcore_io_mr_floor(struct rdma_io_ctx *ctx,
 	return any;
 }
 
-/* Whether @a beats every plan that costs at least @floor. */
-static bool mrcore_plan_beats(const struct rdma_io_plan *a,
-			      const struct rdma_io_plan *floor)
-{
-	return a->cost < floor->cost ||
-	       (a->cost == floor->cost && a->wrs < floor->wrs);
-}
-
 /*
  * Several WRs of SGEs, built in the one pass that also validates the list
  * and counts its bytes, when no plan with an MR can beat them: those span
@@ -915,17 +844,17 @@ static int mrcore_io_sges_first(struct rdma_io_ctx *ctx,
 
 	ch->plan.wrs = DIV_ROUND_UP(ctx->dma_nents, per_wr);
 	ch->plan.mrs = 0;
-	ch->plan.cost = rdma_io_cost(&ctx->pool->info.weights, ch->plan.wrs,
-				     0, 0, ctx->dma_nents);
+	ch->plan.cost = mrcore_cost(&ctx->pool->info.weights, ch->plan.wrs,
+				    0, 0, ctx->dma_nents);
 	if (mrcore_io_mr_floor(ctx, set, ctx->dma_nents, &floor) &&
-	    !mrcore_plan_beats(&ch->plan, &floor))
+	    !mrcore_plan_better(&ch->plan, &floor))
 		return 0;
 	ret = mrcore_io_build_sges(ctx, per_wr, ctx->dir == DMA_FROM_DEVICE);
 	if (ret)
 		return ret;
 	if (mrcore_io_mr_floor(ctx, set, DIV_ROUND_UP(ctx->length, PAGE_SIZE),
 			       &floor) &&
-	    !mrcore_plan_beats(&ch->plan, &floor)) {
+	    !mrcore_plan_better(&ch->plan, &floor)) {
 		mrcore_io_free(ctx);
 		return 0;
 	}
@@ -1045,8 +974,8 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 			return ret;
 		ch.cand = set->sges;
 		ch.why = MRCORE_WHY_CHEAPEST;
-		ch.plan.cost = rdma_io_cost(&ctx->pool->info.weights,
-					    ctx->nr_wrs, 0, 0, ctx->dma_nents);
+		ch.plan.cost = mrcore_cost(&ctx->pool->info.weights,
+					   ctx->nr_wrs, 0, 0, ctx->dma_nents);
 	} else {
 		ret = mrcore_io_plan_build(ctx, set, &ch);
 		if (unlikely(ret))
@@ -1061,9 +990,9 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 static noinline void mrcore_io_trace_mr_only(const struct rdma_io_ctx *ctx)
 {
 	trace_mrcore_io_init(ctx, mrcore_why_name(MRCORE_WHY_CHEAPEST),
-			     rdma_io_cost(&ctx->pool->info.weights,
-					  ctx->nr_wrs, ctx->nr_mrs,
-					  ctx->npages, 0));
+			     mrcore_cost(&ctx->pool->info.weights,
+					 ctx->nr_wrs, ctx->nr_mrs,
+					 ctx->npages, 0));
 }
 
 /*

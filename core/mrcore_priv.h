@@ -727,6 +727,34 @@ void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			bool key_dead);
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
 
+/**
+ * mrcore_mr_io_wrs() - WRs an I/O through MRs posts: the one rule
+ * @sync_map: the backend registers synchronously (no REG_MR, no LOCAL_INV).
+ * @iwarp_read: an iWARP READ into sink MRs.
+ * @read_inv: the device invalidates a sink's key with the READ.
+ * @kill: the key of each MR dies after its I/O (a LOCAL_INV after it).
+ * @runs: MRs the I/O takes.
+ * @stale: of those, MRs still holding a key of an earlier I/O, which a
+ *	LOCAL_INV kills first.
+ *
+ * Per MR: a REG_MR and the READ or WRITE; an iWARP READ's sink then a
+ * LOCAL_INV unless the READ invalidates; another MR a LOCAL_INV if @kill.
+ * The cost model prices a plan with it and rdma_io_max_send_wr() sizes the
+ * send queue with its worst case, so that the two cannot disagree.
+ *
+ * Return: the number of WRs, in 64 bits: no product wraps.
+ */
+static inline u64 mrcore_mr_io_wrs(bool sync_map, bool iwarp_read,
+				   bool read_inv, bool kill, u32 runs,
+				   u32 stale)
+{
+	if (sync_map)
+		return runs;
+	if (iwarp_read)
+		return (u64)runs * (read_inv ? 2 : 3) + stale;
+	return (u64)runs * (2 + kill) + stale;
+}
+
 /*
  * A valid set of RDMA_MR_REMOTE_* operations as an index: the bits below
  * RDMA_MR_REMOTE_READ are 0 in it.
@@ -774,9 +802,25 @@ mrcore_pool_io(struct rdma_io_pool *pool)
 int mrcore_backend_resolve_io(struct rdma_io_pool *pool,
 			      struct mrcore_io_set *set);
 void mrcore_backend_unpin_io(const struct mrcore_io_set *set);
+
+/*
+ * The cost model (core/cost.c).  The price of a plan, inline for the
+ * planner of every I/O; rdma_io_cost() is the same for backends.
+ */
+static inline u32 mrcore_cost(const struct rdma_io_weights *w, u32 wrs,
+			      u32 mrs, u32 pages, u32 sges)
+{
+	return wrs * w->wr + mrs * w->mr + pages * w->page + sges * w->sge;
+}
+
 void mrcore_io_weights(struct ib_device *dev, u32 port_num,
 		       const struct rdma_mr_backend_ops *mr_backend,
 		       struct rdma_io_weights *w);
+u32 mrcore_sges_beat_mrs(const struct rdma_io_weights *w,
+			 const struct rdma_mr_backend_ops *mrs);
+u32 mrcore_sges_max(const struct rdma_io_weights *w,
+		    const struct rdma_mr_backend_ops *mrs, u32 per_wr,
+		    u32 one_wr);
 
 const struct rdma_mr_backend_ops *mrcore_backend_get(struct ib_device *dev);
 void mrcore_backend_put(const struct rdma_mr_backend_ops *ops);

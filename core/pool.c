@@ -110,14 +110,20 @@ u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 	io_flags = ops->io_flags;
 	mrcore_backend_put(ops);
 
-	if (!(io_flags & RDMA_IO_SYNC_MAP))
-		worst = max_t(u64, worst, 3ULL * runs);
-	else if (!kill)
-		worst = max_t(u64, worst, runs);
+	/*
+	 * Every MR may keep a key from an earlier I/O, except where each
+	 * key dies after its I/O, where no plan registers synchronously.
+	 */
+	if (!(io_flags & RDMA_IO_SYNC_MAP) || !kill)
+		worst = max_t(u64, worst,
+			      mrcore_mr_io_wrs(io_flags & RDMA_IO_SYNC_MAP,
+					       false, false, kill, runs,
+					       kill ? 0 : runs));
 	if (iwarp)
 		worst = max_t(u64, worst,
-			      (u64)runs * (rdma_cap_read_inv(dev, port_num) ?
-					   2 : 3) + (kill ? 0 : runs));
+			      mrcore_mr_io_wrs(false, true,
+					       rdma_cap_read_inv(dev, port_num),
+					       kill, runs, kill ? 0 : runs));
 	return worst > U32_MAX ? 0 : worst;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_max_send_wr, RDMA_MRCORE);
@@ -357,59 +363,6 @@ static void mrcore_pool_free(struct rdma_io_pool *pool)
 	mrcore_device_put(pool->mdev);
 	mutex_destroy(&pool->resolve_lock);
 	kfree(pool);
-}
-
-/*
- * The cheapest plan with an MR costs at least one MR, one page and the WRs
- * of one run (its READ or WRITE, plus a registration unless synchronous):
- * that price, and those WRs in @wrs.
- */
-static u32 mrcore_mr_floor(const struct rdma_io_weights *w,
-			   const struct rdma_mr_backend_ops *mrs, u32 *wrs)
-{
-	*wrs = mrs && (mrs->io_flags & RDMA_IO_SYNC_MAP) ? 1 : 2;
-	return rdma_io_cost(w, *wrs, 1, 1, 0);
-}
-
-/* A one-WR plan without MRs of this many SGEs or fewer is never dearer. */
-static u32 mrcore_sges_beat_mrs(const struct rdma_io_weights *w,
-				const struct rdma_mr_backend_ops *mrs)
-{
-	u32 wrs, floor = mrcore_mr_floor(w, mrs, &wrs);
-	u32 one = rdma_io_cost(w, 1, 0, 0, 0);
-
-	return w->sge ? (floor - one) / w->sge : U32_MAX;
-}
-
-/*
- * The most entries that go as WRs of @per_wr SGEs without being priced,
- * given the @one_wr of one WR: while the WRs of SGEs cost less than
- * mrcore_mr_floor(), or as much in fewer WRs, no plan with an MR can win,
- * whatever the pages.  The price grows with the entries, so the first that
- * loses ends the scan; past MRCORE_SGES_MAX_SCAN entries the plans are
- * priced anyway.
- */
-#define MRCORE_SGES_MAX_SCAN 1024
-
-static u32 mrcore_sges_max(const struct rdma_io_weights *w,
-			   const struct rdma_mr_backend_ops *mrs, u32 per_wr,
-			   u32 one_wr)
-{
-	u32 floor_wrs, floor = mrcore_mr_floor(w, mrs, &floor_wrs);
-	u32 n = one_wr;
-
-	/* The SGEs of one WR reach the floor first. */
-	if (one_wr < per_wr)
-		return one_wr;
-	while (n < MRCORE_SGES_MAX_SCAN) {
-		u32 wrs = DIV_ROUND_UP(n + 1, per_wr);
-		u32 cost = rdma_io_cost(w, wrs, 0, 0, n + 1);
-
-		if (cost > floor || (cost == floor && wrs >= floor_wrs))
-			break;
-		n++;
-	}
-	return n;
 }
 
 /* Whether a built-in strategy can move an I/O in direction @read at all. */
