@@ -6,7 +6,7 @@
  * flags that takes on a given device.  Nothing else in the module builds
  * access flags, so the rules below are the whole story.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 static enum dma_data_direction mrcore_dir(bool device_reads, bool device_writes)
 {

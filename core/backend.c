@@ -10,7 +10,7 @@
  * pools resolve again at their next I/O.  No I/O walks the list, takes a
  * lock or touches a module reference.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 static LIST_HEAD(mrcore_backends);
 static DEFINE_MUTEX(mrcore_backends_lock);

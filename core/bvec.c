@@ -17,7 +17,7 @@
  * one IOVA range here instead, and the context would hold one contiguous
  * DMA range, which the plans already price as one entry.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /*
  * Walk the segments of @iter over @bvecs[0..@nr_bvec), each once, calling

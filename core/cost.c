@@ -10,7 +10,7 @@
  * core/pool.c derives the shortcuts of its backend sets from them; neither
  * is called from here.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /**
  * rdma_io_cost() - the cost model

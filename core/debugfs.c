@@ -10,7 +10,7 @@
  *   devices/<dev>/  per device: counters, backends and the cost model's
  *                   weights (core/device.c).
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 static struct dentry *mrcore_debugfs_dir;
 

@@ -17,7 +17,7 @@
  * Devices that were never registered with ib_core (the fake devices of the
  * unit tests) have no state: their counters are not kept.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_MAPS] = "maps",

@@ -13,7 +13,7 @@
  * debugfs (rdma_mrcore/fault/<point>: write "skip times", read "skip times
  * hits"): the next @skip passes succeed, the @times after them fail.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 DEFINE_STATIC_KEY_FALSE(mrcore_fault_key);
 

@@ -18,10 +18,11 @@
  * builder is the one pass over the list, validation included.  Otherwise one
  * pass measures the list (bytes, pages, MR runs, holes) and every candidate
  * is priced by arithmetic on that summary with the device's weights (the
- * cost model, core/cost.c); the cheapest is built from the summary.  The context is tagged with its
- * strategy and rdma_io_ctx_destroy() undoes it with one switch.
+ * cost model, core/cost.c); the cheapest is built from the summary.  The
+ * context is tagged with its strategy and rdma_io_ctx_destroy() undoes it
+ * with one switch.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /*
  * WRs, SGEs and MR pointers of an I/O larger than any block of its pool
@@ -640,8 +641,7 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 	const struct rdma_io_pool *pool = ctx->pool;
 	const struct rdma_io_weights *w = &pool->info.weights;
 	bool iwarp_read = mrcore_io_iwarp_read(ctx);
-	bool sync = false;
-	u32 runs = ctx->nr_runs, stale = 0, clean;
+	u32 runs = ctx->nr_runs, stale, clean;
 
 	switch (c->kind) {
 	case MRCORE_IO_SGES:
@@ -662,24 +662,27 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 			 */
 			if (pool->kill_local_keys)
 				return -EOPNOTSUPP;
-			sync = true;
+			plan->wrs = mrcore_mr_io_wrs(true, false, false, false,
+						     runs, 0);
 			break;
 		}
 		clean = READ_ONCE(pool->nr_clean);
 		stale = runs > clean ? runs - clean : 0;
+		plan->wrs = mrcore_mr_io_wrs(false, false, false,
+					     pool->kill_local_keys, runs, stale);
 		break;
 	case MRCORE_IO_IWARP_READ:
 		if (!iwarp_read)
 			return -EOPNOTSUPP;
 		clean = READ_ONCE(pool->nr_clean);
 		stale = runs > clean ? runs - clean : 0;
+		plan->wrs = mrcore_mr_io_wrs(false, true, pool->read_inv, false,
+					     runs, stale);
 		break;
 	default:
 		return c->ops->io_plan(ctx, plan);
 	}
 	plan->mrs = runs;
-	plan->wrs = mrcore_mr_io_wrs(sync, iwarp_read, pool->read_inv,
-				     pool->kill_local_keys, runs, stale);
 	plan->cost = mrcore_cost(w, plan->wrs, runs, ctx->npages, 0);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * rdma-mrcore module entry points: the built-in backends and the test knobs
  * (only in a build with CONFIG_RDMA_MRCORE_TEST_HOOKS).
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 #ifdef CONFIG_RDMA_MRCORE_TEST_HOOKS
 char mrcore_force_backend[MRCORE_BACKEND_NAME_LEN];

@@ -6,7 +6,7 @@
  * arguments, the MR's role and state, the operations, the shape of the
  * DMA-mapped scatterlist.  Backends only register and invalidate.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /**
  * rdma_create_mr() - allocate an MR for one role

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The one place the core and the built-in backends get the kernel from.
+ * The one place the core and the built-in backends get the kernel from,
+ * with the vendor header and mrcore_drv.h: all a backend includes.  The
+ * core's own files include mrcore_priv.h, which starts with this one.
  *
  * The userspace mirror (mirror/) supplies its own file under the same guard
  * and compiles the same .c files against it, so everything these files use
@@ -41,8 +43,6 @@
 
 #include "mrcore_compat.h"
 
-/* Before the private header: its inline DMA helpers fire tracepoints. */
-#include "mrcore_trace.h"
-#include "mrcore_priv.h"
+#include "mrcore_drv.h"
 
 #endif /* _MRCORE_INTERNAL_H */

@@ -28,7 +28,7 @@
  * in the ring.  Deleting shifts the entries behind back, so no probe
  * sequence is ever broken and no tombstones accumulate.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 #define MRCORE_MRINDEX_HASH_BITS	(ilog2(MRCORE_KEY_WINDOW) + 1)
 #define MRCORE_MRINDEX_HASH_SIZE	BIT(MRCORE_MRINDEX_HASH_BITS)

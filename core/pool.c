@@ -18,7 +18,7 @@
  * A pool also resolves, once, which backends can move its I/O
  * (mrcore_pool_resolve()), and again after the registry changed.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /* The most pages one pool MR maps, whatever the device could do. */
 #define MRCORE_POOL_MAX_MR_PAGES	512

@@ -7,7 +7,7 @@
  * what the driver does and where; the core asks through the predicates
  * below and nowhere else looks at which driver it runs on.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /**
  * struct mrcore_quirk - what one driver does that the verbs do not let a

@@ -28,7 +28,7 @@
  * counts, so that they come to their last key one at a time and the pool
  * is never short of more than one of them.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /* The request's MRs are back: free the scatterlists the core built. */
 static void mrcore_rkey_release(struct rdma_rkey_req *req)

@@ -8,7 +8,7 @@
  * where they meet, or when the second continues exactly where the first
  * ended; anything else is a hole the page list cannot describe.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 /*
  * Count the MR runs an entry [@start, @end) opens, continuing the run in

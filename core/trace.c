@@ -6,7 +6,7 @@
  * namespace form, while every export of the production module is in
  * RDMA_MRCORE.
  */
-#include "mrcore_internal.h"
+#include "mrcore_priv.h"
 
 #define CREATE_TRACE_POINTS
 #include "mrcore_trace.h"

@@ -730,7 +730,11 @@ void mirror_printk(const char *level, const struct ib_device *dev,
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
-/* Tracepoints: the kernel's are in core/mrcore_trace.h; here, nothing. */
+/*
+ * Tracepoints: the kernel's are in core/mrcore_trace.h, whose guard this
+ * defines (mrcore_priv.h includes it); here, nothing.
+ */
+#define _MRCORE_TRACE_H
 static inline void trace_mrcore_dma_map(const struct ib_device *dev,
 					const struct scatterlist *sg,
 					u32 nents, enum dma_data_direction dir,
