@@ -11,10 +11,59 @@
 #include "mrcore_priv.h"
 
 /*
+ * The first page an entry [@start, ...) adds to a page list: the page after
+ * the one it shares with its predecessor if it continues it exactly
+ * (@joins, in the same run), else the page @start is in.
+ */
+static inline u64 mrcore_sg_first_page(u64 start, bool joins)
+{
+	return joins ? PAGE_ALIGN(start) : start & PAGE_MASK;
+}
+
+/*
+ * Whether a page list cannot go on from an entry that ended at @prev_end
+ * to one at @start: neither continues the other, nor do both meet on a
+ * page boundary.
+ */
+static inline bool mrcore_sg_hole(u64 prev_end, u64 start)
+{
+	return start != prev_end && ((prev_end | start) & ~PAGE_MASK);
+}
+
+/*
+ * The MR cut rule, written once: the run in progress (*@in_run, of
+ * *@run_pages pages of @max_pages), or a new one, takes the entry
+ * [@start, @end) (@joins: it continues its predecessor exactly).  Returns
+ * @end if all of it fits; else where the full page list cuts it, the run
+ * then closed (a cut at or before @start takes nothing of the entry).
+ * mrcore_sg_next_chunk() cuts the list with it as it builds, and the
+ * summary counts runs with it (mrcore_sg_runs()), so that the runs an I/O
+ * is priced for are those it is built with.
+ */
+static inline u64 mrcore_sg_cut(u64 start, u64 end, bool joins,
+				u32 max_pages, bool *in_run, u32 *run_pages)
+{
+	u64 first = mrcore_sg_first_page(start, *in_run && joins);
+	u64 pages = (PAGE_ALIGN(end) - first) >> PAGE_SHIFT;
+	u64 room;
+
+	if (!*in_run) {
+		*in_run = true;
+		*run_pages = 0;
+	}
+	room = max_pages - *run_pages;
+	if (pages <= room) {
+		*run_pages += pages;
+		return end;
+	}
+	*in_run = false;
+	return first + (room << PAGE_SHIFT);
+}
+
+/*
  * Count the MR runs an entry [@start, @end) opens, continuing the run in
- * progress (*@in_run, *@run_pages of @max_pages used): the same cuts as
- * mrcore_sg_next_chunk(), as arithmetic.  @joins: the entry continues
- * exactly where the previous one ended.
+ * progress (*@in_run, *@run_pages of @max_pages used): mrcore_sg_cut() until
+ * the rest of the entry fits.
  */
 static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
 			  bool *in_run, u32 *run_pages)
@@ -22,24 +71,15 @@ static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
 	u32 opened = 0;
 
 	for (;;) {
-		bool cont = *in_run && joins;
-		u64 first = cont ? PAGE_ALIGN(start) : start & PAGE_MASK;
-		u64 pages = (PAGE_ALIGN(end) - first) >> PAGE_SHIFT;
-		u64 room;
+		u64 cut;
 
-		if (!*in_run) {
-			opened++;
-			*in_run = true;
-			*run_pages = 0;
-		}
-		room = max_pages - *run_pages;
-		if (pages <= room) {
-			*run_pages += pages;
+		opened += !*in_run;
+		cut = mrcore_sg_cut(start, end, joins, max_pages, in_run,
+				    run_pages);
+		if (cut == end)
 			return opened;
-		}
-		/* The page list is full: the next run starts at the cut. */
-		start = max(start, first + (room << PAGE_SHIFT));
-		*in_run = false;
+		/* The next run starts at the cut. */
+		start = max(start, cut);
 		joins = false;
 	}
 }
@@ -47,8 +87,7 @@ static u32 mrcore_sg_runs(u64 start, u64 end, bool joins, u32 max_pages,
 /*
  * The pages the entry @start..@end adds after one that ended at @prev_end
  * (@first: none before it).  *@joins: it continues that one, and shares
- * its last page; *@hole: a page list cannot go on from that one to it
- * (neither continues the other nor do both meet on a page boundary).
+ * its last page; *@hole: mrcore_sg_hole() from that one to it.
  */
 static inline u64 mrcore_sg_entry_pages(u64 prev_end, u64 start, u64 end,
 					bool first, bool *joins, bool *hole)
@@ -59,10 +98,9 @@ static inline u64 mrcore_sg_entry_pages(u64 prev_end, u64 start, u64 end,
 	if (likely(!((prev_end | start | end) & ~PAGE_MASK)))
 		return (end - start) >> PAGE_SHIFT;
 	*joins = !first && start == prev_end;
-	*hole = !first && !*joins && ((prev_end | start) & ~PAGE_MASK);
-	/* A joining entry shares its predecessor's last page. */
-	return (PAGE_ALIGN(end) -
-		(*joins ? PAGE_ALIGN(start) : start & PAGE_MASK)) >> PAGE_SHIFT;
+	*hole = !first && mrcore_sg_hole(prev_end, start);
+	return (PAGE_ALIGN(end) - mrcore_sg_first_page(start, *joins)) >>
+	       PAGE_SHIFT;
 }
 
 /**
@@ -191,6 +229,8 @@ int mrcore_sg_summarize(struct scatterlist *sg, u32 offset, int dma_nents,
 bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 			  struct mrcore_chunk *c)
 {
+	u32 run_pages = 0;
+	bool in_run = false;
 	u64 prev_end = 0;
 
 	if (!it->left)
@@ -205,23 +245,18 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 	while (it->left) {
 		u64 start = sg_dma_address(it->sg) + it->offset;
 		u64 end = sg_dma_address(it->sg) + sg_dma_len(it->sg);
-		bool contiguous = c->nents && start == prev_end;
-		u64 first_page, pages, room;
+		u64 cut;
 
-		if (c->nents && !contiguous &&
-		    (offset_in_page(prev_end) || offset_in_page(start)))
+		if (c->nents && mrcore_sg_hole(prev_end, start))
 			break;
-
-		first_page = contiguous ? PAGE_ALIGN(start) : start & PAGE_MASK;
-		pages = (PAGE_ALIGN(end) - first_page) >> PAGE_SHIFT;
-		room = max_pages - c->npages;
-		if (pages > room) {
-			u64 cut = first_page + (room << PAGE_SHIFT);
-
+		cut = mrcore_sg_cut(start, end, c->nents && start == prev_end,
+				    max_pages, &in_run, &run_pages);
+		if (cut < end) {
+			/* The page list is full, maybe inside this entry. */
 			if (cut > start) {
 				c->nents++;
 				c->length += cut - start;
-				c->npages += room;
+				c->npages = max_pages;
 				c->last = it->sg;
 				c->last_end = cut - sg_dma_address(it->sg);
 				it->offset += cut - start;
@@ -231,7 +266,7 @@ bool mrcore_sg_next_chunk(struct mrcore_sg_iter *it, u32 max_pages,
 
 		c->nents++;
 		c->length += end - start;
-		c->npages += pages;
+		c->npages = run_pages;
 		c->last = it->sg;
 		c->last_end = sg_dma_len(it->sg);
 		prev_end = end;
@@ -266,10 +301,8 @@ int rdma_mr_sg_pages(const struct rdma_mr *mr, u64 *pages, u32 max)
 		u64 start = sg_dma_address(s) + (i ? 0 : mr->sg_offset);
 		u64 end = min_t(u64, sg_dma_address(s) + sg_dma_len(s),
 				start + left);
-		u64 page = start & PAGE_MASK;
+		u64 page = mrcore_sg_first_page(start, i && start == prev_end);
 
-		if (i && start == prev_end)
-			page = PAGE_ALIGN(start);
 		for (; page < end; page += PAGE_SIZE) {
 			if (n == max)
 				return -E2BIG;
