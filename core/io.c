@@ -1331,6 +1331,23 @@ static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
 	return ret;
 }
 
+/*
+ * rdma_post_send_chain()'s work, inline in rdma_io_ctx_post(), on every
+ * I/O's path.
+ */
+static __always_inline int mrcore_post_chain(struct ib_qp *qp,
+					     struct ib_send_wr *first)
+{
+	const struct ib_send_wr *bad = first;
+	int ret;
+
+	if (unlikely(mrcore_fault_armed()))
+		ret = mrcore_io_post_faulty(qp, first, &bad);
+	else
+		ret = ib_post_send(qp, first, &bad);
+	return ret && bad != first ? -EINPROGRESS : ret;
+}
+
 /**
  * rdma_post_send_chain() - post a chain of WRs, telling a partial post apart
  * @qp: the QP.
@@ -1351,14 +1368,7 @@ static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
  */
 int rdma_post_send_chain(struct ib_qp *qp, struct ib_send_wr *first)
 {
-	const struct ib_send_wr *bad = first;
-	int ret;
-
-	if (unlikely(mrcore_fault_armed()))
-		ret = mrcore_io_post_faulty(qp, first, &bad);
-	else
-		ret = ib_post_send(qp, first, &bad);
-	return ret && bad != first ? -EINPROGRESS : ret;
+	return mrcore_post_chain(qp, first);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_post_send_chain, RDMA_MRCORE);
 
@@ -1389,8 +1399,8 @@ EXPORT_SYMBOL_NS_GPL(rdma_post_send_chain, RDMA_MRCORE);
 int rdma_io_ctx_post(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 		     struct ib_send_wr *chain_wr)
 {
-	int ret = rdma_post_send_chain(ctx->pool->info.qp,
-				       rdma_io_ctx_wrs(ctx, cqe, chain_wr));
+	int ret = mrcore_post_chain(ctx->pool->info.qp,
+				    rdma_io_ctx_wrs(ctx, cqe, chain_wr));
 
 	mrcore_pool_stat_add(ctx->pool, ret ? MRCORE_STAT_ERR_POST :
 			     MRCORE_STAT_POSTS, 1);

@@ -344,6 +344,8 @@ int bench_run(struct bench_dev *d, unsigned int nr_qps, enum bench_impl impl,
 /* sides.c */
 int bench_prepare(struct bench_qp *q, struct bench_slot *s,
 		  struct ib_send_wr **first, const char **backend);
+int bench_post_io(struct bench_qp *q, struct bench_slot *s,
+		  struct ib_send_wr *first);
 void bench_release(struct bench_qp *q, struct bench_slot *s, bool ok);
 void bench_account(struct bench_qp *q, const char *backend);
 

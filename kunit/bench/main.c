@@ -8,8 +8,9 @@
  * the two implementations run in turn, run by run (mrcore, rdma_rw, rdma_rw,
  * mrcore, ...), each run for a fixed time: every QP keeps its queue depth of
  * I/Os in flight, refilled whenever a quarter of it has completed; each I/O
- * is initialized, its WR chain posted with one ib_post_send() and destroyed
- * when its completion arrives.  A run's rate is counted over one window for
+ * is initialized, its WR chain posted with one post (rdma_io_ctx_post(); for
+ * rdma_rw its chain with ib_post_send(), as rdma_rw_ctx_post() does) and
+ * destroyed when its completion arrives.  A run's rate is counted over one window for
  * all its QPs, from completion to completion, while every queue is at least
  * three quarters full, so neither the ramp-up nor the drain is measured
  * (run.c); the row gives the median of its runs.  Then a loop of

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * One run of `make bench`: one thread keeps every QP of the run at its queue
- * depth of I/Os in flight (prepare, post the chain with one ib_post_send(),
- * release on completion) until the run's time is up.  It sleeps until a QP
+ * depth of I/Os in flight (prepare, post the chain with the implementation's
+ * own post, release on completion) until the run's time is up.  It sleeps until a QP
  * has a quarter of its depth completed (bench_set_wake()), so each QP keeps
  * three quarters of its depth or more in flight.  The rate is counted over
  * one window for all QPs (struct bench_window), while every queue is in
@@ -204,7 +204,6 @@ static bool bench_take(struct bench_qp *q, struct bench_loop *l)
  */
 static bool bench_post(struct bench_qp *q, struct bench_loop *l)
 {
-	const struct ib_send_wr *bad = NULL;
 	int ret;
 
 	if (q->sq_used + l->pending->wrs > q->sq_size) {
@@ -214,14 +213,14 @@ static bool bench_post(struct bench_qp *q, struct bench_loop *l)
 		}
 		return false;
 	}
-	ret = ib_post_send(q->pair->active.qp, l->first, &bad);
+	ret = bench_post_io(q, l->pending, l->first);
 	q->st.posts++;
 	if (ret) {
-		pr_err("mrcore_bench: %s %s: ib_post_send: %d\n",
+		pr_err("mrcore_bench: %s %s: post: %d\n",
 		       bench_impl_name[q->impl], bench_dir_name(q->dir), ret);
 		q->err = ret;
 		bench_stop(q, l);
-		if (bad == l->first)
+		if (ret != -EINPROGRESS)
 			return false;	/* nothing posted: released below */
 		/*
 		 * Part of the chain is on the queue: flush it and wait for

@@ -2,7 +2,9 @@
 /*
  * The two implementations a run compares, on one slot: rdma-mrcore's
  * rdma_io_ctx_*() and ib_core's rdma_rw_ctx_*().  Each I/O is prepared
- * (initialized, its chain built and counted), released when its completion
+ * (initialized), posted with its implementation's own post
+ * (rdma_io_ctx_post(); rdma_rw_ctx_wrs() and ib_post_send(), which is
+ * rdma_rw_ctx_post()), its chain counted, released when its completion
  * arrives, and its backend or kind of chain accounted to the run.
  */
 
@@ -25,13 +27,33 @@ static const char *bench_rw_kind(u32 wrs, u32 sges, u32 mrs)
 	return wrs > 1 || sges > 1 ? "multi_wr" : "single_wr";
 }
 
-/* Initialize the slot's I/O and build its chain; returns the first WR. */
+/* What goes to the device, counted the same way for both. */
+static void bench_count(struct bench_slot *s, const struct ib_send_wr *wr,
+			u32 *sges)
+{
+	u32 n = 0, regs = 0;
+
+	*sges = 0;
+	for (; wr; wr = wr->next) {
+		n++;
+		regs += wr->opcode == IB_WR_REG_MR;
+		*sges += wr->num_sge;
+	}
+	s->wrs = n;
+	s->mrs = regs;
+}
+
+/*
+ * Initialize the slot's I/O; s->wrs: the WRs it will post.  rdma_rw's
+ * chain is built here (rdma_rw_ctx_post() would build it in the post) and
+ * returned in @first; rdma-mrcore's is built by rdma_io_ctx_post(), from
+ * bench_post_io(), and @first is %NULL.
+ */
 int bench_prepare(struct bench_qp *q, struct bench_slot *s,
 		  struct ib_send_wr **first, const char **backend)
 {
 	struct ib_qp *qp = q->pair->active.qp;
-	const struct ib_send_wr *wr;
-	u32 n = 0, regs = 0, sges = 0;
+	u32 sges;
 	int ret;
 
 	if (q->impl == BENCH_MRCORE) {
@@ -39,27 +61,44 @@ int bench_prepare(struct bench_qp *q, struct bench_slot *s,
 				       0, q->iova, q->rkey, q->dir);
 		if (ret < 0)
 			return ret;
-		*first = rdma_io_ctx_wrs(&s->io, &s->cqe, NULL);
-	} else {
-		ret = rdma_rw_ctx_init(&s->rw, qp, q->port, s->mem.sg,
-				       s->mem.nents, 0, q->iova, q->rkey,
-				       q->dir);
-		if (ret < 0)
-			return ret;
-		*first = rdma_rw_ctx_wrs(&s->rw, qp, q->port, &s->cqe, NULL);
+		s->prepared = true;
+		s->wrs = ret;
+		*first = NULL;
+		*backend = rdma_io_ctx_backend(&s->io);
+		return 0;
 	}
+	ret = rdma_rw_ctx_init(&s->rw, qp, q->port, s->mem.sg, s->mem.nents,
+			       0, q->iova, q->rkey, q->dir);
+	if (ret < 0)
+		return ret;
+	*first = rdma_rw_ctx_wrs(&s->rw, qp, q->port, &s->cqe, NULL);
 	s->prepared = true;
-	/* What goes to the device, counted the same way for both. */
-	for (wr = *first; wr; wr = wr->next) {
-		n++;
-		regs += wr->opcode == IB_WR_REG_MR;
-		sges += wr->num_sge;
-	}
-	s->wrs = n;
-	s->mrs = regs;
-	*backend = q->impl == BENCH_MRCORE ? rdma_io_ctx_backend(&s->io) :
-					     bench_rw_kind(n, sges, regs);
+	bench_count(s, *first, &sges);
+	*backend = bench_rw_kind(s->wrs, sges, s->mrs);
 	return 0;
+}
+
+/*
+ * Post the slot's prepared I/O (@first: bench_prepare()'s), as its
+ * implementation's users do.  Returns 0, the post's error if nothing was
+ * posted, or -EINPROGRESS if part of the chain was.
+ */
+int bench_post_io(struct bench_qp *q, struct bench_slot *s,
+		  struct ib_send_wr *first)
+{
+	const struct ib_send_wr *bad = NULL;
+	u32 sges;
+	int ret;
+
+	if (q->impl == BENCH_MRCORE) {
+		ret = rdma_io_ctx_post(&s->io, &s->cqe, NULL);
+		if (ret != -EINPROGRESS && ret)
+			return ret;
+		bench_count(s, s->io.first, &sges);
+		return ret;
+	}
+	ret = ib_post_send(q->pair->active.qp, first, &bad);
+	return ret && bad != first ? -EINPROGRESS : ret;
 }
 
 /*

@@ -132,6 +132,8 @@ struct Qp {
 	Hca *hca = nullptr;
 	Qp *peer = nullptr;
 	bool error = false;
+	bool sink = false;		// post takes WRs, runs none: set_post_sink()
+	u64 sunk = 0;			// WRs a sink took
 	u32 max_send_wr = 0;		// WRs the send queue holds
 	std::deque<SendWqe> sq;		// posted, not executed yet
 	std::vector<Completion> cq;
@@ -242,6 +244,13 @@ void set_dma_page_tracking(bool on);
 // garbage (on by default).  Benchmarks turn it off: the kernel does not
 // pay for it.
 void set_alloc_poison(bool on);
+
+// Whether ib_post_send() on @qp takes every WR and runs none: it walks
+// the chain, counts it and returns 0, as a driver's post that never fails
+// would, at the price of a walk (off by default).  For a benchmark whose
+// measured I/Os post but must not execute: the device's work is not the
+// code it measures, and is the same for the same chain on both sides.
+void set_post_sink(ib_qp *qp, bool on);
 
 // The same with the turns drawn at random from @seed: one WR of a random
 // QP that has work, until none has.  Returns the WRs taken.

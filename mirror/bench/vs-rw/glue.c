@@ -14,14 +14,15 @@ int vsrw_mrcore_io(const struct vsrw_io *io, struct vsrw_tally *t)
 	struct rdma_io_ctx ctx;
 	int wrs = rdma_io_ctx_init(&ctx, io->pool, io->sg, io->sg_cnt, 0,
 				   io->remote_addr, io->rkey, io->dir);
+	int ret;
 
 	if (wrs < 0)
 		return wrs;
-	rdma_io_ctx_wrs(&ctx, io->cqe, NULL);
+	ret = rdma_io_ctx_post(&ctx, io->cqe, NULL);
 	t->ios++;
 	t->wrs += (u32)wrs;
-	rdma_io_ctx_destroy(&ctx, io->wc_ok);
-	return 0;
+	rdma_io_ctx_destroy(&ctx, ret ? NULL : io->wc_ok);
+	return ret;
 }
 
 int vsrw_rw_io(const struct vsrw_io *io, struct vsrw_tally *t)
@@ -30,15 +31,16 @@ int vsrw_rw_io(const struct vsrw_io *io, struct vsrw_tally *t)
 	int wrs = rdma_rw_ctx_init(&ctx, io->qp, io->port_num, io->sg,
 				   io->sg_cnt, 0, io->remote_addr, io->rkey,
 				   io->dir);
+	int ret;
 
 	if (wrs < 0)
 		return wrs;
-	rdma_rw_ctx_wrs(&ctx, io->qp, io->port_num, io->cqe, NULL);
+	ret = rdma_rw_ctx_post(&ctx, io->qp, io->port_num, io->cqe, NULL);
 	t->ios++;
 	t->wrs += (u32)wrs;
 	rdma_rw_ctx_destroy(&ctx, io->qp, io->port_num, io->sg, io->sg_cnt,
 			    io->dir);
-	return 0;
+	return ret;
 }
 
 int vsrw_rw_qp_init(struct ib_qp *qp, u32 port_num, u32 max_ctxs,

@@ -38,8 +38,11 @@ struct vsrw_io {
 };
 
 /*
- * The measured I/O: init, wrs (completion on the last WR, nothing chained),
- * destroy.  Not posted.  Return 0 or init's negative errno.
+ * The measured I/O: init, post (each implementation's own:
+ * rdma_io_ctx_post(), rdma_rw_ctx_post(); completion on the last WR,
+ * nothing chained) on a QP whose device takes the WRs and runs none
+ * (sim::set_post_sink()), destroy as after a successful completion.
+ * Return 0, or init's or the post's negative errno.
  */
 int vsrw_mrcore_io(const struct vsrw_io *io, struct vsrw_tally *t);
 int vsrw_rw_io(const struct vsrw_io *io, struct vsrw_tally *t);

@@ -27,9 +27,11 @@
 //     (glue.h): on these posted I/Os, and only there, the invalidate key is
 //     set to the registered one after rdma_rw_ctx_wrs(); one more I/O is
 //     then posted as built, and its completion status reported.
-// Measured: N I/Os of init + wrs + destroy, not posted (what the HCA does
-// with a chain is device work), destroy given the successful completion
-// the HCA would have produced.
+// Measured: N I/Os of init + post + destroy, each side posting with its
+// own call (rdma_io_ctx_post(), rdma_rw_ctx_post()) on a QP whose device
+// takes the WRs and runs none (sim::set_post_sink(): what the HCA does
+// with a chain is device work, the same for the same chain), destroy
+// given the successful completion the HCA would have produced.
 //
 // The measured loop keeps the same tally on both sides (I/Os, and WRs from
 // init's return value); what an I/O takes from its pool is read outside it,
@@ -299,6 +301,7 @@ Rig::Rig(const Row &row) : row_(row)
 		}
 		if (verified && fixups)
 			strict = posted_io(kWarmIos + 1, false).status;
+		sim::set_post_sink(pair_->local.qp, true);
 	} catch (...) {
 		teardown();
 		throw;
@@ -401,6 +404,9 @@ std::string Rig::status_since(size_t before, int ret)
 
 void Rig::teardown()
 {
+	// The pool's and the QP's teardown may post and wait: a device again.
+	if (pair_)
+		sim::set_post_sink(pair_->local.qp, false);
 	pool_.reset();
 	if (rw_qp_)
 		vsrw_rw_qp_exit(pair_->local.qp);
