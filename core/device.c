@@ -429,6 +429,43 @@ EXPORT_SYMBOL_NS_GPL(rdma_mrcore_device_counter, RDMA_MRCORE);
 /* DMA mappings made by the core and not yet released, on every device. */
 DEFINE_PER_CPU(long, mrcore_dma_live);
 
+/**
+ * mrcore_dma_map_slow() - __mrcore_dma_map() while traced or faults armed
+ * @dev: the device.
+ * @sg: the scatterlist.
+ * @nents: its entries.
+ * @dir: the direction.
+ *
+ * Context: As ib_dma_map_sg().
+ * Return: as __mrcore_dma_map().
+ */
+int mrcore_dma_map_slow(struct ib_device *dev, struct scatterlist *sg,
+			u32 nents, enum dma_data_direction dir)
+{
+	int n = mrcore_fault_armed() ?
+		mrcore_dma_map_faulty(dev, sg, nents, dir) :
+		ib_dma_map_sg(dev, sg, nents, dir);
+
+	trace_mrcore_dma_map(dev, sg, nents, dir, n);
+	return n;
+}
+
+/**
+ * mrcore_dma_unmap_traced() - ib_dma_unmap_sg() with its tracepoint
+ * @dev: the device.
+ * @sg: the scatterlist.
+ * @nents: the entries given to the mapping.
+ * @dir: the direction.
+ *
+ * Context: As ib_dma_unmap_sg().
+ */
+void mrcore_dma_unmap_traced(struct ib_device *dev, struct scatterlist *sg,
+			     u32 nents, enum dma_data_direction dir)
+{
+	trace_mrcore_dma_unmap(dev, sg, nents, dir);
+	ib_dma_unmap_sg(dev, sg, nents, dir);
+}
+
 DEFINE_PER_CPU(struct mrcore_device_stats, mrcore_nodev_stats);
 u32 mrcore_nodev_last[MRCORE_CLASS_NR];
 

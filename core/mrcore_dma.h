@@ -21,21 +21,28 @@ static inline int mrcore_dma_map_faulty(struct ib_device *dev,
 
 DECLARE_PER_CPU(long, mrcore_dma_live);
 
+int mrcore_dma_map_slow(struct ib_device *dev, struct scatterlist *sg,
+			u32 nents, enum dma_data_direction dir);
+void mrcore_dma_unmap_traced(struct ib_device *dev, struct scatterlist *sg,
+			     u32 nents, enum dma_data_direction dir);
+
 /*
  * The mapping of mrcore_dma_map() before it is counted: what the device
  * returned, <= 0 on failure.  For a caller that tests the count for its own
  * common case first and then calls mrcore_dma_count_live() on success.
+ *
+ * The tracepoint reports the mapping's result, so it fires after the
+ * driver's call; fired inline, it would keep every argument alive across
+ * that call on every I/O, traced or not.  A traced or fault-injected
+ * mapping goes out of line instead (mrcore_dma_map_slow()).
  */
 static inline int __mrcore_dma_map(struct ib_device *dev,
 				   struct scatterlist *sg, u32 nents,
 				   enum dma_data_direction dir)
 {
-	int n = unlikely(mrcore_fault_armed()) ?
-		mrcore_dma_map_faulty(dev, sg, nents, dir) :
-		ib_dma_map_sg(dev, sg, nents, dir);
-
-	trace_mrcore_dma_map(dev, sg, nents, dir, n);
-	return n;
+	if (unlikely(trace_mrcore_dma_map_enabled() || mrcore_fault_armed()))
+		return mrcore_dma_map_slow(dev, sg, nents, dir);
+	return ib_dma_map_sg(dev, sg, nents, dir);
 }
 
 /* A mapping of __mrcore_dma_map() that succeeded, for the leak count. */
@@ -88,8 +95,11 @@ static inline void mrcore_dma_unmap(struct ib_device *dev,
 				    struct scatterlist *sg, u32 nents,
 				    enum dma_data_direction dir)
 {
-	trace_mrcore_dma_unmap(dev, sg, nents, dir);
-	ib_dma_unmap_sg(dev, sg, nents, dir);
+	/* Out of line when traced, as __mrcore_dma_map(). */
+	if (unlikely(trace_mrcore_dma_unmap_enabled()))
+		mrcore_dma_unmap_traced(dev, sg, nents, dir);
+	else
+		ib_dma_unmap_sg(dev, sg, nents, dir);
 	this_cpu_dec(mrcore_dma_live);
 }
 

@@ -743,6 +743,14 @@ static inline void trace_mrcore_dma_unmap(const struct ib_device *dev,
 					  const struct scatterlist *sg,
 					  u32 nents,
 					  enum dma_data_direction dir) { }
+static inline bool trace_mrcore_dma_map_enabled(void)
+{
+	return false;
+}
+static inline bool trace_mrcore_dma_unmap_enabled(void)
+{
+	return false;
+}
 
 #include "mrcore_priv.h"
 
