@@ -2,9 +2,9 @@
 /*
  * One run of `make bench`: one thread keeps every QP of the run at its queue
  * depth of I/Os in flight (prepare, post the chain with the implementation's
- * own post, release on completion) until the run's time is up.  It sleeps until a QP
- * has a quarter of its depth completed (bench_set_wake()), so each QP keeps
- * three quarters of its depth or more in flight.  The rate is counted over
+ * own post, release on completion) until the run's time is up.  It sleeps
+ * until a QP has a quarter of its depth completed (bench_set_wake()), so
+ * each QP keeps three quarters of its depth or more in flight.  The rate is counted over
  * one window for all QPs (struct bench_window), while every queue is in
  * that state: from the first completion of the last QP to have one to the
  * last completion before the first QP stops issuing.

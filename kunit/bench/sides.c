@@ -27,20 +27,22 @@ static const char *bench_rw_kind(u32 wrs, u32 sges, u32 mrs)
 	return wrs > 1 || sges > 1 ? "multi_wr" : "single_wr";
 }
 
-/* What goes to the device, counted the same way for both. */
-static void bench_count(struct bench_slot *s, const struct ib_send_wr *wr,
-			u32 *sges)
+/*
+ * What goes to the device, counted the same way for both: the slot's WRs
+ * and registrations; returns the chain's SGEs.
+ */
+static u32 bench_count(struct bench_slot *s, const struct ib_send_wr *wr)
 {
-	u32 n = 0, regs = 0;
+	u32 n = 0, regs = 0, sges = 0;
 
-	*sges = 0;
 	for (; wr; wr = wr->next) {
 		n++;
 		regs += wr->opcode == IB_WR_REG_MR;
-		*sges += wr->num_sge;
+		sges += wr->num_sge;
 	}
 	s->wrs = n;
 	s->mrs = regs;
+	return sges;
 }
 
 /*
@@ -73,7 +75,7 @@ int bench_prepare(struct bench_qp *q, struct bench_slot *s,
 		return ret;
 	*first = rdma_rw_ctx_wrs(&s->rw, qp, q->port, &s->cqe, NULL);
 	s->prepared = true;
-	bench_count(s, *first, &sges);
+	sges = bench_count(s, *first);
 	*backend = bench_rw_kind(s->wrs, sges, s->mrs);
 	return 0;
 }
@@ -87,14 +89,13 @@ int bench_post_io(struct bench_qp *q, struct bench_slot *s,
 		  struct ib_send_wr *first)
 {
 	const struct ib_send_wr *bad = NULL;
-	u32 sges;
 	int ret;
 
 	if (q->impl == BENCH_MRCORE) {
 		ret = rdma_io_ctx_post(&s->io, &s->cqe, NULL);
-		if (ret != -EINPROGRESS && ret)
-			return ret;
-		bench_count(s, s->io.first, &sges);
+		/* The chain rdma_io_ctx_post() built, if any of it went. */
+		if (!ret || ret == -EINPROGRESS)
+			bench_count(s, s->io.first);
 		return ret;
 	}
 	ret = ib_post_send(q->pair->active.qp, first, &bad);
