@@ -1298,15 +1298,15 @@ struct ib_send_wr *rdma_io_ctx_wrs(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_wrs, RDMA_MRCORE);
 
+#ifdef CONFIG_RDMA_MRCORE_TEST_HOOKS
 /*
  * ib_post_send() with a test's injected failures: post_send refuses the
  * whole chain, post_wr one WR of it, after which the driver is handed only
  * the WRs before that one, as a send queue with room for those would take
  * them.  @bad as ib_post_send() sets it.
  */
-static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
-					  struct ib_send_wr *first,
-					  const struct ib_send_wr **bad)
+int mrcore_io_post_faulty(struct ib_qp *qp, struct ib_send_wr *first,
+			  const struct ib_send_wr **bad)
 {
 	struct ib_send_wr *wr, *prev = NULL;
 	int ret;
@@ -1330,23 +1330,7 @@ static noinline int mrcore_io_post_faulty(struct ib_qp *qp,
 	}
 	return ret;
 }
-
-/*
- * rdma_post_send_chain()'s work, inline in rdma_io_ctx_post(), on every
- * I/O's path.
- */
-static __always_inline int mrcore_post_chain(struct ib_qp *qp,
-					     struct ib_send_wr *first)
-{
-	const struct ib_send_wr *bad = first;
-	int ret;
-
-	if (unlikely(mrcore_fault_armed()))
-		ret = mrcore_io_post_faulty(qp, first, &bad);
-	else
-		ret = ib_post_send(qp, first, &bad);
-	return ret && bad != first ? -EINPROGRESS : ret;
-}
+#endif
 
 /**
  * rdma_post_send_chain() - post a chain of WRs, telling a partial post apart

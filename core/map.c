@@ -74,19 +74,6 @@ static bool mrcore_dma_mapped(const struct rdma_mr *mr)
 	return mr->state == RDMA_MR_MAPPED || mr->state == RDMA_MR_INVALID;
 }
 
-/* The map API DMA-maps for the caller; an I/O context maps for its MRs. */
-static void mrcore_mr_dma_release(struct rdma_mr *mr)
-{
-	if (mr->dma_owned) {
-		mrcore_dma_unmap(mr->pd->device, mr->sg, mr->sg_nents,
-				 mr->dir);
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_UNMAPS);
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_UNMAPS);
-	}
-	mr->dma_owned = false;
-	mr->sg = NULL;
-}
-
 /**
  * rdma_destroy_mr() - free an MR
  * @mr: the MR, or %NULL.
@@ -154,22 +141,22 @@ static int mrcore_mr_keys_left(struct rdma_mr *mr)
 	return 0;
 }
 
-/* The backend registers the run set in @mr, whose device MR has keys left. */
-static int mrcore_mr_register(struct rdma_mr *mr, int access,
-			      struct ib_send_wr **post_wr)
+/* mrcore_mr_set_whole() of a list that is not whole pages, or is wrong. */
+int mrcore_mr_set_whole_any(struct rdma_mr *mr, struct scatterlist *sg,
+			    int dma_nents)
 {
+	struct mrcore_sg_summary sum;
 	int ret;
 
-	mr->access = access;
-	ret = mr->ops->map(mr, post_wr);
-	if (ret) {
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_MAP);
+	ret = mrcore_sg_summarize_any(sg, 0, dma_nents, 0, &sum);
+	if (ret)
 		return ret;
-	}
-	mr->state = RDMA_MR_MAPPED;
-	mr->key_uses++;
-	mr->dev_keyed = true;
-	trace_mrcore_map(mr);
+	if (sum.holes)
+		return -EINVAL;
+	if (sum.npages > mr->max_pages)
+		return -E2BIG;
+	__mrcore_mr_set_run(mr, sg, 0, dma_nents, sum.last, sum.last_len,
+			    sum.length, sum.npages);
 	return 0;
 }
 
@@ -198,98 +185,6 @@ int mrcore_mr_map_run(struct rdma_mr *mr, int access,
 	if (ret)
 		return ret;
 	return mrcore_mr_register(mr, access, post_wr);
-}
-
-/* mrcore_mr_set_whole() of a list that is not whole pages, or is wrong. */
-static int mrcore_mr_set_whole_any(struct rdma_mr *mr, struct scatterlist *sg,
-				   int dma_nents)
-{
-	struct mrcore_sg_summary sum;
-	int ret;
-
-	ret = mrcore_sg_summarize_any(sg, 0, dma_nents, 0, &sum);
-	if (ret)
-		return ret;
-	if (sum.holes)
-		return -EINVAL;
-	if (sum.npages > mr->max_pages)
-		return -E2BIG;
-	__mrcore_mr_set_run(mr, sg, 0, dma_nents, sum.last, sum.last_len,
-			    sum.length, sum.npages);
-	return 0;
-}
-
-/*
- * The one pass over a DMA-mapped list that one MR is to map whole: refuse
- * an empty entry or a hole (-EINVAL), more pages than @mr maps (-E2BIG), a
- * wrap or more than U32_MAX bytes (-EOVERFLOW); or make the list @mr's run.
- * The MR holds pages, not entries: contiguous sub-page entries share
- * theirs, so only the page count can refuse a list for its size.
- */
-static int mrcore_mr_set_whole(struct rdma_mr *mr, struct scatterlist *sg,
-			       int dma_nents)
-{
-	struct scatterlist *last;
-	u64 length = mrcore_sg_whole_pages(sg, 0, dma_nents, &last);
-	u32 npages = length >> PAGE_SHIFT;
-
-	if (unlikely(!length))
-		return mrcore_mr_set_whole_any(mr, sg, dma_nents);
-	if (npages > mr->max_pages)
-		return -E2BIG;
-	__mrcore_mr_set_run(mr, sg, 0, dma_nents, last, sg_dma_len(last),
-			    length, npages);
-	return 0;
-}
-
-/**
- * mrcore_map_sg() - DMA-map a scatterlist and register it whole in an MR
- * @mr: an MR that is not mapped, of the role @access was computed for,
- *	whose device MR has keys left (@mr->key_uses below
- *	%MRCORE_KEY_USES).
- * @sg: the memory, a CPU scatterlist.
- * @sg_nents: its entries.
- * @access: the access flags and DMA direction (mrcore_local_access(),
- *	mrcore_remote_access()).
- * @post_wr: as for rdma_map_sg_lkey().
- *
- * The map's work once the MR is known to take it: rdma_map_sg_lkey() and
- * rdma_map_sg_rkey() check the caller's MR first; the rkey MR set's MRs
- * are all that by construction (free when taken, rkey MRs, and quarantined
- * by their pool on their last key until a new device MR replaced it).
- *
- * Context: Any context; the caller serializes calls on one MR.
- * Return: 0, or the errors of rdma_map_sg_lkey() other than -EINVAL for a
- * NULL argument, -EPERM and -EBUSY; on error nothing is mapped.
- */
-int mrcore_map_sg(struct rdma_mr *mr, struct scatterlist *sg,
-		  unsigned int sg_nents, const struct mrcore_access *access,
-		  struct ib_send_wr **post_wr)
-{
-	struct ib_device *dev = mr->pd->device;
-	int dma_nents;
-	int ret;
-
-	dma_nents = mrcore_dma_map(dev, sg, sg_nents, access->dir);
-	if (!dma_nents) {
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_DMA_MAP);
-		return -ENOMEM;
-	}
-	mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_MAPS);
-
-	ret = mrcore_mr_set_whole(mr, sg, dma_nents);
-	if (!ret)
-		ret = mrcore_mr_register(mr, access->ib_access, post_wr);
-	if (ret) {
-		mrcore_dma_unmap(dev, sg, sg_nents, access->dir);
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_UNMAPS);
-		return ret;
-	}
-	mr->sg_nents = sg_nents;
-	mr->dir = access->dir;
-	mr->dma_owned = true;
-	mrcore_stat_inc(mr->mdev, MRCORE_STAT_MAPS);
-	return 0;
 }
 
 /*
@@ -439,14 +334,6 @@ int rdma_invalidate_mr(struct rdma_mr *mr, struct ib_send_wr **post_wr)
 }
 EXPORT_SYMBOL_NS_GPL(rdma_invalidate_mr, RDMA_MRCORE);
 
-/* The HCA killed @mr's key at the peer's word: the MR may be unmapped. */
-static void mrcore_mr_killed_remotely(struct rdma_mr *mr)
-{
-	mr->state = RDMA_MR_INVALID;
-	mrcore_stat_inc(mr->mdev, MRCORE_STAT_INV_REMOTE);
-	trace_mrcore_invalidate_remote(mr);
-}
-
 /**
  * rdma_mr_remote_invalidated() - record that the HCA already killed the key
  * @mr: a mapped MR.
@@ -466,27 +353,6 @@ int rdma_mr_remote_invalidated(struct rdma_mr *mr, u32 rkey)
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_mr_remote_invalidated, RDMA_MRCORE);
-
-/**
- * mrcore_mr_remote_inv() - whether a reply invalidated an MR's key
- * @mr: a mapped rkey MR.
- * @wc: a successful receive completion.
- *
- * The rule of rdma_mr_check_remote_inv(), written once: the key is dead
- * only if @wc says it invalidated exactly @mr's key.  For a caller whose
- * MR and completion are known to be such (the rkey MR set's).
- *
- * Context: Any context; the caller serializes calls on one MR.
- * Return: true if @wc invalidated @mr's key, now recorded as invalid.
- */
-bool mrcore_mr_remote_inv(struct rdma_mr *mr, const struct ib_wc *wc)
-{
-	if (!(wc->wc_flags & IB_WC_WITH_INVALIDATE) ||
-	    wc->ex.invalidate_rkey != mr->key)
-		return false;
-	mrcore_mr_killed_remotely(mr);
-	return true;
-}
 
 /**
  * rdma_mr_check_remote_inv() - check a receive completion against an rkey MR
@@ -627,23 +493,6 @@ void mrcore_mr_dev_release(struct rdma_mr *mr)
 	if (mr->dev_keyed)
 		mrcore_mrindex_released(mr);
 	mr->ops->mr_release(mr);
-}
-
-/**
- * mrcore_mr_unmap_invalid() - rdma_unmap_mr() of an MR whose key is dead
- * @mr: an MR the map API or an rkey set mapped, its key invalidated
- *	(%RDMA_MR_INVALID).
- *
- * For a caller that knows the key is dead, as the rkey set does once its
- * request's keys were invalidated: nothing can refuse the unmap.
- *
- * Context: Any context; the caller serializes calls on one MR.
- */
-void mrcore_mr_unmap_invalid(struct rdma_mr *mr)
-{
-	trace_mrcore_unmap(mr);
-	mrcore_mr_dma_release(mr);
-	mr->state = RDMA_MR_FREE;
 }
 
 /**

@@ -103,16 +103,6 @@ static inline void mrcore_dma_unmap(struct ib_device *dev,
 	this_cpu_dec(mrcore_dma_live);
 }
 
-/*
- * The I/O path's counters, through its pool: no test for a device without
- * state (@pool->stats is never %NULL).
- */
-static inline void mrcore_pool_stat_add(struct rdma_io_pool *pool,
-					enum mrcore_stat stat, u32 n)
-{
-	this_cpu_add(pool->stats->v[stat], n);
-}
-
 /* The mapping of an init that built no I/O: counted, then released. */
 static inline void mrcore_io_dma_unbuilt(struct rdma_io_pool *pool,
 					 struct scatterlist *sg, u32 nents,

@@ -24,11 +24,6 @@ bool mrcore_access_is_remote(int ib_access);
 
 int mrcore_mr_map_run(struct rdma_mr *mr, int access,
 		      struct ib_send_wr **post_wr);
-int mrcore_map_sg(struct rdma_mr *mr, struct scatterlist *sg,
-		  unsigned int sg_nents, const struct mrcore_access *access,
-		  struct ib_send_wr **post_wr);
-bool mrcore_mr_remote_inv(struct rdma_mr *mr, const struct ib_wc *wc);
-void mrcore_mr_unmap_invalid(struct rdma_mr *mr);
 
 /**
  * __mrcore_mr_set_run() - tell an MR which run of bytes it is to map

@@ -212,10 +212,11 @@ struct rdma_io_pool {
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 				       u32 mr_pages, enum rdma_mr_role role);
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
-struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool);
 void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
-void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
-			bool key_dead);
+struct rdma_mr *mrcore_pool_miss(struct rdma_io_pool *pool, u32 free,
+				 int err);
+void mrcore_pool_return_slow(struct rdma_io_pool *pool, struct rdma_mr *mr,
+			     bool key_dead);
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
 
 /**
@@ -244,6 +245,88 @@ static inline u64 mrcore_mr_io_wrs(bool sync_map, bool iwarp_read,
 	if (iwarp_read)
 		return (u64)runs * (read_inv ? 2 : 3) + stale;
 	return (u64)runs * (2 + kill) + stale;
+}
+
+/* The I/O path's counters, through its pool: @pool->stats is never NULL. */
+static inline void mrcore_pool_stat_add(struct rdma_io_pool *pool,
+					enum mrcore_stat stat, u32 n)
+{
+	this_cpu_add(pool->stats->v[stat], n);
+}
+
+/* The next MR of a take, the pool's lock held and one known to be free. */
+static inline struct rdma_mr *mrcore_pool_next(struct rdma_io_pool *pool)
+{
+	struct list_head *from = &pool->stale;
+	struct rdma_mr *mr;
+
+	if (pool->nr_clean) {
+		from = &pool->clean;
+		pool->nr_clean--;
+	}
+	mr = list_first_entry(from, struct rdma_mr, pool_entry);
+	list_del_init(&mr->pool_entry);
+	return mr;
+}
+
+/**
+ * mrcore_pool_take_one() - mrcore_pool_take() of one MR
+ * @pool: the pool.
+ *
+ * The take of every I/O of one run and of every rkey, without the loop
+ * and the array; inline, as ib_mr_pool_get() is a list pop under a lock.
+ *
+ * Context: Any context.
+ * Return: the MR, or an ERR_PTR() (counted as by mrcore_pool_take()):
+ * -EAGAIN if none is free now, -E2BIG if the pool has none left at all.
+ */
+static inline struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
+{
+	unsigned long flags;
+	struct rdma_mr *mr;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (unlikely(!pool->nr_free ||
+		     mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY))) {
+		u32 free = pool->nr_free;
+		int ret = pool->nr_total ? -EAGAIN : -E2BIG;
+
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return mrcore_pool_miss(pool, free, ret);
+	}
+	mr = mrcore_pool_next(pool);
+	pool->nr_free--;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_HITS, 1);
+	return mr;
+}
+
+/**
+ * mrcore_pool_return() - give an MR back
+ * @pool: the pool.
+ * @mr: an MR taken from @pool, not mapped.
+ * @key_dead: the MR's key is dead or local-only and tracked (the MR is
+ *	%RDMA_MR_FREE or %RDMA_MR_STALE); false quarantines it until the
+ *	pool's work has replaced its device MR.
+ *
+ * Inline for the common case, a clean MR back at the head of its list.
+ *
+ * Context: Any context.
+ */
+static inline void mrcore_pool_return(struct rdma_io_pool *pool,
+				      struct rdma_mr *mr, bool key_dead)
+{
+	unsigned long flags;
+
+	if (unlikely(!key_dead || mr->state == RDMA_MR_STALE)) {
+		mrcore_pool_return_slow(pool, mr, key_dead);
+		return;
+	}
+	spin_lock_irqsave(&pool->lock, flags);
+	list_add_tail(&mr->pool_entry, &pool->clean);
+	pool->nr_free++;
+	pool->nr_clean++;
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /*

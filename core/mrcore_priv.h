@@ -18,5 +18,6 @@
 #include "mrcore_mr.h"
 #include "mrcore_pool.h"
 #include "mrcore_dma.h"
+#include "mrcore_map.h"
 
 #endif /* _MRCORE_PRIV_H */

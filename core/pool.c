@@ -778,19 +778,12 @@ static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
 	trace_mrcore_pool_exhausted(pool, n, free);
 }
 
-/* The next MR of a take, the pool's lock held and one known to be free. */
-static inline struct rdma_mr *mrcore_pool_next(struct rdma_io_pool *pool)
+/* mrcore_pool_take_one() refused, with @err: counted, as an ERR_PTR(). */
+struct rdma_mr *mrcore_pool_miss(struct rdma_io_pool *pool, u32 free,
+				 int err)
 {
-	struct list_head *from = &pool->stale;
-	struct rdma_mr *mr;
-
-	if (pool->nr_clean) {
-		from = &pool->clean;
-		pool->nr_clean--;
-	}
-	mr = list_first_entry(from, struct rdma_mr, pool_entry);
-	list_del_init(&mr->pool_entry);
-	return mr;
+	mrcore_pool_dry(pool, 1, free);
+	return ERR_PTR(err);
 }
 
 /**
@@ -829,68 +822,25 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 	return 0;
 }
 
-/**
- * mrcore_pool_take_one() - mrcore_pool_take() of one MR
- * @pool: the pool.
- *
- * The take of every I/O of one run and of every rkey, without the loop
- * and the array.
- *
- * Context: Any context.
- * Return: the MR, or an ERR_PTR() (counted as by mrcore_pool_take()):
- * -EAGAIN if none is free now, -E2BIG if the pool has none left at all.
+/*
+ * mrcore_pool_return() of an MR that does not go back clean: quarantined
+ * for a new device MR, or stale (its local-only key not yet killed).
  */
-struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
-{
-	unsigned long flags;
-	struct rdma_mr *mr;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	if (unlikely(!pool->nr_free ||
-		     mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY))) {
-		u32 free = pool->nr_free;
-		int ret = pool->nr_total ? -EAGAIN : -E2BIG;
-
-		spin_unlock_irqrestore(&pool->lock, flags);
-		mrcore_pool_dry(pool, 1, free);
-		return ERR_PTR(ret);
-	}
-	mr = mrcore_pool_next(pool);
-	pool->nr_free--;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_HITS, 1);
-	return mr;
-}
-
-/**
- * mrcore_pool_return() - give an MR back
- * @pool: the pool.
- * @mr: an MR taken from @pool, not mapped.
- * @key_dead: the MR's key is dead or local-only and tracked (the MR is
- *	%RDMA_MR_FREE or %RDMA_MR_STALE); false quarantines it until the
- *	pool's work has replaced its device MR.
- *
- * Context: Any context.
- */
-void mrcore_pool_return(struct rdma_io_pool *pool, struct rdma_mr *mr,
-			bool key_dead)
+void mrcore_pool_return_slow(struct rdma_io_pool *pool, struct rdma_mr *mr,
+			     bool key_dead)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (!key_dead) {
 		list_add_tail(&mr->pool_entry, &pool->quarantine);
-	} else if (mr->state == RDMA_MR_STALE) {
+	} else {
 		/*
 		 * Least recently used first: a batching backend (fmr) then
 		 * finds its dirty MRs flushed before they come round again.
 		 */
 		list_add_tail(&mr->pool_entry, &pool->stale);
 		pool->nr_free++;
-	} else {
-		list_add_tail(&mr->pool_entry, &pool->clean);
-		pool->nr_free++;
-		pool->nr_clean++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (!key_dead)

@@ -541,7 +541,7 @@ int rdma_rkey_req_post(struct rdma_rkey_req *req)
 
 	if (!req || !req->set || !req->first)
 		return -EINVAL;
-	ret = rdma_post_send_chain(req->set->pool->info.qp, req->first);
+	ret = mrcore_post_chain(req->set->pool->info.qp, req->first);
 	req->drain = ret == -EINPROGRESS;
 	return ret;
 }

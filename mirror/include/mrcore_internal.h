@@ -752,8 +752,6 @@ static inline bool trace_mrcore_dma_unmap_enabled(void)
 	return false;
 }
 
-#include "mrcore_priv.h"
-
 static inline void trace_mrcore_map(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_unmap(const struct rdma_mr *mr) { }
 static inline void trace_mrcore_invalidate_local(const struct rdma_mr *mr) { }
@@ -775,6 +773,8 @@ static inline void trace_mrcore_io_done(const struct rdma_io_ctx *ctx,
 					const struct ib_wc *wc) { }
 static inline void trace_mrcore_pool_exhausted(const struct rdma_io_pool *pool,
 					       u32 wanted, u32 free) { }
+
+#include "mrcore_priv.h"
 
 #ifdef __cplusplus
 }
