@@ -180,7 +180,8 @@ static inline void mrcore_mr_unmap_invalid(struct rdma_mr *mr)
  * rdma_post_send_chain()'s work, inline in rdma_io_ctx_post() and
  * rdma_rkey_req_post(), on every I/O's and every keyed request's path.
  */
-static inline int mrcore_post_chain(struct ib_qp *qp, struct ib_send_wr *first)
+static __always_inline int mrcore_post_chain(struct ib_qp *qp,
+					     struct ib_send_wr *first)
 {
 	const struct ib_send_wr *bad = first;
 	int ret;

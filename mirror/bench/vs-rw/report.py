@@ -173,10 +173,11 @@ def main():
 
     doc = json.loads(Path(meta).read_text())
     doc.update({
-        "what": "per I/O: init + wrs (nothing chained, completion on the last "
-                "WR) + destroy, steady state, chain not posted; mrcore: "
-                "rdma_io_ctx_*(), backend chosen by its cost model; rdma_rw: "
-                "ib_core's rdma_rw_ctx_*()",
+        "what": "per I/O: init + post (nothing chained, completion on the "
+                "last WR; rdma_io_ctx_post() / rdma_rw_ctx_post() to a "
+                "simulated HCA that takes the WRs and runs none) + destroy, "
+                "steady state; mrcore: rdma_io_ctx_*(), backend chosen by "
+                "its cost model; rdma_rw: ib_core's rdma_rw_ctx_*()",
         "allocator": ALLOCATOR,
         "api_ir_per_io": f"callgrind, (Ir({n2}) - Ir({n1})) / {n2 - n1}, "
                          "kzalloc()'s zeroing apart (zero_ir_per_io)",
