@@ -256,16 +256,15 @@ void rdma_rkey_req_init(struct rdma_rkey_req *req, struct rdma_rkey_set *set,
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_init, RDMA_MRCORE);
 
 /*
- * Take an MR of the set, map @sg into it and make it the request's next;
- * @own: the core built @sg and frees it when the MR is given back (on
- * error the caller still owns it).  The set's MRs are rkey MRs, free when
- * taken, and never on their last key (quarantined then, see above), so
- * rdma_map_sg_rkey()'s checks of them are not repeated.
+ * Take an MR of the set, map @sg into it and make it the request's next.
+ * The set's MRs are rkey MRs, free when taken, and never on their last key
+ * (quarantined then, see above), so rdma_map_sg_rkey()'s checks of them
+ * are not repeated.
  */
 static struct rdma_mr *mrcore_rkey_map(struct rdma_rkey_req *req,
 				       struct scatterlist *sg,
 				       unsigned int sg_nents,
-				       unsigned int remote_ops, bool own)
+				       unsigned int remote_ops)
 {
 	struct rdma_rkey_set *set = req->set;
 	struct rdma_mr *mr;
@@ -287,7 +286,7 @@ static struct rdma_mr *mrcore_rkey_map(struct rdma_rkey_req *req,
 		return ERR_PTR(ret);
 	}
 	req->mrs[req->nr_mrs] = mr;
-	req->sgl[req->nr_mrs] = own ? sg : NULL;
+	req->sgl[req->nr_mrs] = NULL;
 	req->nr_mrs++;
 	return mr;
 }
@@ -324,7 +323,7 @@ int rdma_rkey_map_sg(struct rdma_rkey_req *req, struct scatterlist *sg,
 
 	if (!req || !req->set || !sg || !sg_nents || !rkey || !iova)
 		return -EINVAL;
-	mr = mrcore_rkey_map(req, sg, sg_nents, remote_ops, false);
+	mr = mrcore_rkey_map(req, sg, sg_nents, remote_ops);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	*rkey = mr->key;
@@ -416,8 +415,7 @@ static int mrcore_rkey_map_src(struct rdma_rkey_req *req,
 	u32 max_pages = req->set->pool->mr_pages;
 	struct bvec_iter it = *iter;
 	struct scatterlist *sgl;
-	struct rdma_mr *mr;
-	int n;
+	int n, ret;
 
 	n = mrcore_rkey_walk(src, &it, max_pages, NULL);
 	if (n <= 0)
@@ -428,13 +426,13 @@ static int mrcore_rkey_map_src(struct rdma_rkey_req *req,
 	sg_init_table(sgl, n);
 	it = *iter;
 	mrcore_rkey_walk(src, &it, max_pages, sgl);
-	mr = mrcore_rkey_map(req, sgl, n, remote_ops, true);
-	if (IS_ERR(mr)) {
+	ret = rdma_rkey_map_sg(req, sgl, n, remote_ops, rkey, iova);
+	if (ret) {
 		kfree(sgl);
-		return PTR_ERR(mr);
+		return ret;
 	}
-	*rkey = mr->key;
-	*iova = mr->iova;
+	/* The core built @sgl: freed when the MR is given back. */
+	req->sgl[req->nr_mrs - 1] = sgl;
 	*len = iter->bi_size - it.bi_size;
 	*iter = it;
 	return 0;
