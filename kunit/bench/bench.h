@@ -307,6 +307,12 @@ struct bench_dev {
  * @verified: the data check of its shape and direction passed.
  * @err: the first error, 0 if none.
  */
+/* The WRs and registrations of one chain: what the CPU loop built. */
+struct bench_chain {
+	u32 wrs;
+	u32 mrs;
+};
+
 struct bench_result {
 	u64 ops[BENCH_MAX_ROUNDS];
 	unsigned int nr_runs;
@@ -317,6 +323,7 @@ struct bench_result {
 	u64 waits;
 	u64 cpu_ns[BENCH_MAX_ROUNDS];
 	unsigned int nr_cpu;
+	struct bench_chain cpu_chain;
 	const char *backend;
 	bool mixed;
 	bool verified;
@@ -351,7 +358,7 @@ void bench_account(struct bench_qp *q, const char *backend);
 
 /* cpu.c */
 int bench_cpu(struct bench_qp *q, enum bench_impl impl,
-	      enum dma_data_direction dir, u64 *ns);
+	      enum dma_data_direction dir, u64 *ns, struct bench_chain *chain);
 int bench_mr_cycle(struct bench_qp *q, u32 pages, u64 *alloc_ns,
 		   u64 *dereg_ns);
 

@@ -77,14 +77,15 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 			       i ? "," : "", q, rem / 100);
 	}
 	scnprintf(line, BENCH_LINE,
-		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"waits_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"error\": %d}",
+		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"waits_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"cpu_wrs_per_io\": %u, \"cpu_mrs_per_io\": %u, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"error\": %d}",
 		  d->target->name,
 		  dev_name(&d->qps[0].pair->active.device->dev),
 		  d->target->driver_id == RDMA_DRIVER_SIW ? "iWARP" : "RoCEv2",
 		  bench_dir_name(dir), sh->name, bytes, qd, qps,
 		  bench_slot_name(impl), r->backend ? r->backend : "-",
 		  r->mixed ? "+" : "", wrs, mrs, posts, waits, ops, mbs,
-		  bench_median(r->cpu_ns, r->nr_cpu), list, r->ios,
+		  bench_median(r->cpu_ns, r->nr_cpu), r->cpu_chain.wrs,
+		  r->cpu_chain.mrs, list, r->ios,
 		  r->verified ? "true" : "false", r->err);
 	pr_info("mrcore_bench: row: %s\n", line);
 	kfree(line);
@@ -142,7 +143,7 @@ static void bench_measure(struct bench_dev *d, enum dma_data_direction dir,
 	if (r->err)
 		return;
 	if (cpu)
-		ret = bench_cpu(&d->qps[0], impl, dir, &v);
+		ret = bench_cpu(&d->qps[0], impl, dir, &v, &r->cpu_chain);
 	else
 		ret = bench_run(d, qps, impl, dir, qd,
 				(u64)bench_row_ms * NSEC_PER_MSEC, 0, r, &v);
