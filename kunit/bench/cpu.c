@@ -119,21 +119,20 @@ static int bench_cpu_loop(struct bench_qp *q, enum bench_impl impl,
 /*
  * rdma-mrcore's loop runs on a pool of its own: its contexts are never
  * posted, so their MRs' keys are never registered, and those MRs must not
- * reach an I/O that is posted.  rdma_rw's loop takes MRs from the QP's pool
- * and gives them back with the key rdma_rw_ctx_wrs() moved on (ib_core
- * moves keys there, which is why the loop charges the *_wrs() call to both
- * implementations); on these devices its MRs only ever serve iWARP READs
- * with invalidate, which need no invalidation of that key, so it runs on
- * the QP's own.
+ * reach an I/O that is posted.  The pool has the throughput runs' shape
+ * (%BENCH_MAX_QD MRs of %BENCH_MAX_PAGES pages, rig.c), as rdma_rw's loop
+ * takes MRs from the QP's pool of %BENCH_MAX_QD, the one its throughput
+ * runs use; rdma_rw gives them back with the key rdma_rw_ctx_wrs() moved
+ * on (ib_core moves keys there, which is why the loop charges the *_wrs()
+ * call to both implementations); on these devices its MRs only ever serve
+ * iWARP READs with invalidate, which need no invalidation of that key.
+ * Until 2026-12-06 rdma-mrcore's loop pool had one MR.
  *
  * rdma-mrcore replaces an MR's device MR once in %BENCH_KEY_USES mappings,
  * so that no key value comes back; with the pool's MRs taken in turn, a
  * batch of that many I/Os per MR of the pool holds each replacement once.
  * Until 2026-12-04 a batch was 8 I/Os, and the median left the batches
- * with a replacement out.  rdma_rw's batches are as long as those of a
- * one-MR pool.  (A pool of the throughput runs' 64 MRs needs batches of
- * 16,384 I/Os to hold its replacements, and in a run of 2026-12-06 such a
- * loop gave both sides some 65 ns more per I/O: one MR it stays.)
+ * with a replacement out.  rdma_rw's batches are as long as rdma-mrcore's.
  *
  * @chain: the WRs and registrations of the chain the loop built.
  */
@@ -141,7 +140,7 @@ int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	      enum dma_data_direction dir, u64 *ns, struct bench_chain *chain)
 {
 	struct rdma_io_pool *pool = NULL;
-	u32 per = BENCH_KEY_USES;
+	u32 per = BENCH_KEY_USES * BENCH_MAX_QD;
 	u64 *batch;
 	int ret;
 
@@ -150,13 +149,12 @@ int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	if (!batch)
 		return -ENOMEM;
 	if (impl == BENCH_MRCORE) {
-		pool = rdma_io_pool_create(q->pair->active.qp, q->port, 1,
-					   BENCH_MAX_PAGES);
+		pool = rdma_io_pool_create(q->pair->active.qp, q->port,
+					   BENCH_MAX_QD, BENCH_MAX_PAGES);
 		if (IS_ERR(pool)) {
 			kfree(batch);
 			return PTR_ERR(pool);
 		}
-		per *= max(rdma_io_pool_size(pool), 1u);
 	}
 	ret = bench_cpu_loop(q, impl, pool, dir, per, batch, ns, chain);
 	if (pool)
