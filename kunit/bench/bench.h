@@ -291,6 +291,12 @@ struct bench_dev {
 	u32 *win_t;
 };
 
+/* The WRs and registrations of one chain: what the CPU loop built. */
+struct bench_chain {
+	u32 wrs;
+	u32 mrs;
+};
+
 /**
  * struct bench_result - one implementation's figures for one row
  * @ops: ops/s of each run, in thousandths.
@@ -302,17 +308,12 @@ struct bench_dev {
  * @waits: times their loops waited for completions.
  * @cpu_ns: init + wrs + destroy loops, ns per I/O.
  * @nr_cpu: loops.
+ * @cpu_chain: the chain the CPU loop built.
  * @backend: backend or kind of chain.
  * @mixed: the runs used more than one.
  * @verified: the data check of its shape and direction passed.
  * @err: the first error, 0 if none.
  */
-/* The WRs and registrations of one chain: what the CPU loop built. */
-struct bench_chain {
-	u32 wrs;
-	u32 mrs;
-};
-
 struct bench_result {
 	u64 ops[BENCH_MAX_ROUNDS];
 	unsigned int nr_runs;
