@@ -213,6 +213,9 @@ static void mrcore_device_sum(struct mrcore_device *mdev,
 			sum->v[MRCORE_STAT_DMA_MAPS] += ios;
 		}
 	}
+	/* So is a map-API MR's (mrcore_map_sg(), mrcore_mr_dma_release()). */
+	sum->v[MRCORE_STAT_DMA_MAPS] += sum->v[MRCORE_STAT_MAPS];
+	sum->v[MRCORE_STAT_DMA_UNMAPS] += sum->v[MRCORE_STAT_UNMAPS];
 }
 
 /**
@@ -241,6 +244,11 @@ u64 mrcore_device_stat(struct mrcore_device *mdev, enum mrcore_stat stat)
 			v += READ_ONCE(s->by_backend[i][MRCORE_CLASS_READ]) +
 			     READ_ONCE(s->by_backend[i][MRCORE_CLASS_WRITE]);
 	}
+	/* As mrcore_device_sum(). */
+	if (stat == MRCORE_STAT_DMA_MAPS)
+		v += mrcore_device_stat(mdev, MRCORE_STAT_MAPS);
+	else if (stat == MRCORE_STAT_DMA_UNMAPS)
+		v += mrcore_device_stat(mdev, MRCORE_STAT_UNMAPS);
 	return v;
 }
 

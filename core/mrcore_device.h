@@ -20,10 +20,12 @@ u32 mrcore_dev_mr_page_weight(const struct ib_device *dev);
  * @MRCORE_STAT_MAPS: map-API mappings (rdma_map_sg_lkey(), rdma_map_sg_rkey()).
  * @MRCORE_STAT_UNMAPS: map-API unmaps.
  * @MRCORE_STAT_DMA_MAPS: scatterlists the core DMA-mapped (map API and I/O
- *	contexts); a built I/O's mapping is not counted on its own but by
- *	its per-backend READ or WRITE use, which the sum adds.
- * @MRCORE_STAT_DMA_UNMAPS: those it unmapped again; equal to
- *	@MRCORE_STAT_DMA_MAPS when nothing is mapped.
+ *	contexts); a mapping of a map-API MR or of a built I/O is not
+ *	counted on its own but by @MRCORE_STAT_MAPS or by its per-backend
+ *	READ or WRITE use, which the sum adds.
+ * @MRCORE_STAT_DMA_UNMAPS: those it unmapped again, @MRCORE_STAT_UNMAPS
+ *	added when read; equal to @MRCORE_STAT_DMA_MAPS when nothing is
+ *	mapped.
  * @MRCORE_STAT_IOS: I/O contexts built (not counted on its own: the sum
  *	of the per-backend READ and WRITE uses).
  * @MRCORE_STAT_WRS: WRs of I/O chains handed out for posting.

@@ -98,19 +98,19 @@ static inline int mrcore_map_sg(struct rdma_mr *mr, struct scatterlist *sg,
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_ERR_DMA_MAP);
 		return -ENOMEM;
 	}
-	mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_MAPS);
-
 	ret = mrcore_mr_set_whole(mr, sg, dma_nents);
 	if (!ret)
 		ret = mrcore_mr_register(mr, access->ib_access, post_wr);
 	if (ret) {
 		mrcore_dma_unmap(dev, sg, sg_nents, access->dir);
+		mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_MAPS);
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_UNMAPS);
 		return ret;
 	}
 	mr->sg_nents = sg_nents;
 	mr->dir = access->dir;
 	mr->dma_owned = true;
+	/* Its DMA mapping too: ``dma_maps`` adds ``maps`` when read. */
 	mrcore_stat_inc(mr->mdev, MRCORE_STAT_MAPS);
 	return 0;
 }
@@ -151,7 +151,7 @@ static inline void mrcore_mr_dma_release(struct rdma_mr *mr)
 	if (mr->dma_owned) {
 		mrcore_dma_unmap(mr->pd->device, mr->sg, mr->sg_nents,
 				 mr->dir);
-		mrcore_stat_inc(mr->mdev, MRCORE_STAT_DMA_UNMAPS);
+		/* ``dma_unmaps`` adds ``unmaps`` when read. */
 		mrcore_stat_inc(mr->mdev, MRCORE_STAT_UNMAPS);
 	}
 	mr->dma_owned = false;

@@ -30,13 +30,20 @@
  */
 #include "mrcore_priv.h"
 
-/* The request's MRs are back: free the scatterlists the core built. */
+/*
+ * The request's MRs are back: free the scatterlists the core built, which
+ * only bio_vec and page maps have.
+ */
 static void mrcore_rkey_release(struct rdma_rkey_req *req)
 {
 	u32 i;
 
-	for (i = 0; i < req->nr_mrs; i++)
-		kfree(req->sgl[i]);
+	if (unlikely(req->built)) {
+		for (i = 0; i < req->nr_mrs; i++)
+			if (req->built & BIT(i))
+				kfree(req->sgl[i]);
+		req->built = 0;
+	}
 	req->nr_mrs = 0;
 }
 
@@ -99,9 +106,8 @@ static void mrcore_rkey_finish(struct rdma_rkey_req *req)
 
 		mrcore_mr_unmap_invalid(mr);
 		mrcore_pool_return(pool, mr, mr->key_uses < MRCORE_KEY_USES);
-		kfree(req->sgl[i]);
 	}
-	req->nr_mrs = 0;
+	mrcore_rkey_release(req);
 	req->done(req, 0);
 }
 
@@ -145,6 +151,9 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 	BUILD_BUG_ON(RDMA_MR_REMOTE_ALL !=
 		     (RDMA_MR_REMOTE_READ | RDMA_MR_REMOTE_WRITE) ||
 		     RDMA_MR_REMOTE_WRITE != 2 * RDMA_MR_REMOTE_READ);
+	/* A request's built scatterlists are bits of its @built. */
+	BUILD_BUG_ON(RDMA_RKEY_REQ_MAX_MRS >
+		     BITS_PER_BYTE * sizeof_field(struct rdma_rkey_req, built));
 
 	if (!qp || !nr_mrs || !max_pages)
 		return ERR_PTR(-EINVAL);
@@ -249,6 +258,7 @@ void rdma_rkey_req_init(struct rdma_rkey_req *req, struct rdma_rkey_set *set,
 	req->first = send_wr;
 	req->done = done;
 	req->nr_mrs = 0;
+	req->built = 0;
 	req->drain = false;
 	req->inv_cqe.done = mrcore_rkey_inv_done;
 	/* @entry needs no init: it is only ever added to the set's list. */
@@ -285,9 +295,7 @@ static struct rdma_mr *mrcore_rkey_map(struct rdma_rkey_req *req,
 		mrcore_pool_return(set->pool, mr, true);
 		return ERR_PTR(ret);
 	}
-	req->mrs[req->nr_mrs] = mr;
-	req->sgl[req->nr_mrs] = NULL;
-	req->nr_mrs++;
+	req->mrs[req->nr_mrs++] = mr;
 	return mr;
 }
 
@@ -433,6 +441,7 @@ static int mrcore_rkey_map_src(struct rdma_rkey_req *req,
 	}
 	/* The core built @sgl: freed when the MR is given back. */
 	req->sgl[req->nr_mrs - 1] = sgl;
+	req->built |= BIT(req->nr_mrs - 1);
 	*len = iter->bi_size - it.bi_size;
 	*iter = it;
 	return 0;
@@ -545,6 +554,47 @@ int rdma_rkey_req_post(struct rdma_rkey_req *req)
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);
 
+/*
+ * Retire with a successful reply that left keys alive: the LOCAL_INVs of
+ * those keys are built from the last MR back, so that the signaled WR,
+ * the first one built, runs last; a backend that invalidates
+ * synchronously posts nothing, and the next WR built is signaled instead.
+ * The request is finished here if none was posted, else by the
+ * completion; the set's work retires it if the invalidation failed.
+ * Out of line: the common reply, which killed the request's one key,
+ * builds no WR and needs none of this.
+ */
+static noinline void mrcore_rkey_inv_local(struct rdma_rkey_req *req,
+					   const struct ib_wc *reply_wc)
+{
+	struct ib_send_wr *first = NULL;
+	u32 i;
+	int ret;
+
+	for (i = req->nr_mrs; i-- > 0;) {
+		struct rdma_mr *mr = req->mrs[i];
+
+		if (mrcore_mr_remote_inv(mr, reply_wc))
+			continue;
+		mr->cqe = first ? NULL : &req->inv_cqe;
+		ret = rdma_invalidate_mr(mr, &first);
+		mr->cqe = NULL;
+		if (ret)
+			goto later;
+	}
+	if (!first) {
+		mrcore_rkey_finish(req);
+		return;
+	}
+	ret = mrcore_post_chain(req->set->pool->info.qp, first);
+	if (!ret)
+		return;
+	/* In part: the last, signaled WR was not taken. */
+	req->drain |= ret == -EINPROGRESS;
+later:
+	mrcore_rkey_retire_later(req);
+}
+
 /**
  * rdma_rkey_req_retire() - kill a request's keys and complete it
  * @req: the request.
@@ -575,40 +625,20 @@ EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);
 void rdma_rkey_req_retire(struct rdma_rkey_req *req,
 			  const struct ib_wc *reply_wc)
 {
-	struct ib_send_wr *first = NULL;
-	u32 i;
-	int ret;
-
-	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS)
-		goto later;
+	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS) {
+		mrcore_rkey_retire_later(req);
+		return;
+	}
 	/*
 	 * Every MR of the request is a mapped rkey MR: only the reply's
-	 * invalidation is checked.  The LOCAL_INVs of the other keys are
-	 * built from the last MR back, so that the signaled WR, the first
-	 * one built, runs last; a backend that invalidates synchronously
-	 * posts nothing, and the next WR built is signaled instead.
+	 * invalidation is checked.  A reply invalidates one key, so the
+	 * request whose keys all died with it holds one MR.
 	 */
-	for (i = req->nr_mrs; i-- > 0;) {
-		struct rdma_mr *mr = req->mrs[i];
-
-		if (mrcore_mr_remote_inv(mr, reply_wc))
-			continue;
-		mr->cqe = first ? NULL : &req->inv_cqe;
-		ret = rdma_invalidate_mr(mr, &first);
-		mr->cqe = NULL;
-		if (ret)
-			goto later;
-	}
-	if (!first) {
+	if (likely(req->nr_mrs == 1 &&
+		   mrcore_mr_remote_inv(req->mrs[0], reply_wc))) {
 		mrcore_rkey_finish(req);
 		return;
 	}
-	ret = rdma_post_send_chain(req->set->pool->info.qp, first);
-	if (!ret)
-		return;
-	/* In part: the last, signaled WR was not taken. */
-	req->drain |= ret == -EINPROGRESS;
-later:
-	mrcore_rkey_retire_later(req);
+	mrcore_rkey_inv_local(req, reply_wc);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_retire, RDMA_MRCORE);

@@ -98,8 +98,10 @@ struct rdma_rkey_set;
  * @done: called once every key of the request is dead.
  * @nr_mrs: MRs the request holds.
  * @mrs: the MRs, in the order they were mapped.
- * @sgl: the scatterlist the core built for each MR (bio_vecs, pages), or
- *	%NULL where the ULP's own was mapped.
+ * @sgl: the scatterlist the core built for an MR (bio_vecs, pages), where
+ *	@built says so.
+ * @built: a bit per MR, set where the core built the MR's entry of @sgl,
+ *	which it frees with the MR.
  * @drain: the driver took the request's chain only in part: the send
  *	queue is drained before the MRs are deregistered.
  * @inv_cqe: completion entry of the last local invalidation.
@@ -113,6 +115,7 @@ struct rdma_rkey_req {
 	u32 nr_mrs;
 	struct rdma_mr *mrs[RDMA_RKEY_REQ_MAX_MRS];
 	struct scatterlist *sgl[RDMA_RKEY_REQ_MAX_MRS];
+	u8 built;
 	bool drain;
 	struct ib_cqe inv_cqe;
 	struct list_head entry;

@@ -105,6 +105,8 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define BUILD_BUG_ON(cond)	((void)sizeof(char[1 - 2 * !!(cond)]))
 #define is_power_of_2(n)	((n) != 0 && (((n) & ((n) - 1)) == 0))
 #define BIT(n)			(1UL << (n))
+#define BITS_PER_BYTE		8
+#define sizeof_field(t, f)	(sizeof(((t *)0)->f))
 #define ilog2(n)		(31 - __builtin_clz((unsigned int)(n)))
 /* linux/hash.h's multiplicative hash, the same bits on both sides. */
 #define GOLDEN_RATIO_32		0x61C88647
