@@ -147,10 +147,13 @@ void mrcore_stash_put(struct mrcore_io_stash *st, void *block);
  * @clean: free MRs without a valid key.
  * @stale: free MRs whose local-only key is still valid (lazy invalidation);
  *	their next registration kills it, at the price of a WR.
- * @quarantine: MRs whose key state is unknown, waiting for @recycle_work.
+ * @quarantine: MRs waiting for @recycle_work to replace their device MRs.
  * @nr_total: MRs the pool owns, wherever they are.
  * @nr_free: MRs on @clean and @stale.
  * @nr_clean: MRs on @clean.
+ * @nr_quarantined: MRs on @quarantine.
+ * @recycle_batch: MRs @quarantine gathers before @recycle_work is queued,
+ *	while the pool has as many free (mrcore_pool_return_slow()).
  * @recycle_work: deregisters and replaces the MRs on @quarantine.
  * @io: the resolved backends, for as long as @io_gen is current.
  * @io_gen: the registry generation @io was resolved at; 0 to resolve again.
@@ -190,6 +193,8 @@ struct rdma_io_pool {
 	u32 nr_total;
 	u32 nr_free;
 	u32 nr_clean;
+	u32 nr_quarantined;
+	u32 recycle_batch;
 	struct work_struct recycle_work;
 	const struct mrcore_io_set *io;
 	u32 io_gen;

@@ -23,6 +23,14 @@
 /* The most pages one pool MR maps, whatever the device could do. */
 #define MRCORE_POOL_MAX_MR_PAGES	512
 
+/*
+ * The most MRs the quarantine gathers before the pool's work replaces
+ * their device MRs, and the share of the pool it may hold while doing so:
+ * one work item, and one switch to a worker, for a batch.
+ */
+#define MRCORE_RECYCLE_BATCH		8
+#define MRCORE_RECYCLE_POOL_SHARE	16
+
 /* MRs of @mr_pages pages for @max_pages: in 64 bits, no sum to wrap. */
 static u32 mrcore_pool_factor(u32 mr_pages, u32 max_pages)
 {
@@ -205,6 +213,7 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		mr = list_first_entry(&pool->quarantine, struct rdma_mr,
 				      pool_entry);
 		list_del_init(&mr->pool_entry);
+		pool->nr_quarantined--;
 		spin_unlock_irqrestore(&pool->lock, flags);
 
 		ret = mrcore_mr_recycle(mr);
@@ -620,6 +629,8 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 		pool->nr_free++;
 		pool->nr_clean++;
 	}
+	pool->recycle_batch = clamp_t(u32, nr_mrs / MRCORE_RECYCLE_POOL_SHARE,
+				      1, MRCORE_RECYCLE_BATCH);
 	return pool;
 }
 
@@ -720,6 +731,17 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
 
+/*
+ * Replace the device MRs of what the quarantine holds now, a whole batch or
+ * not, and wait until its MRs are back.
+ */
+static void mrcore_pool_recycle_flush(struct rdma_io_pool *pool)
+{
+	if (READ_ONCE(pool->nr_quarantined))
+		schedule_work(&pool->recycle_work);
+	flush_work(&pool->recycle_work);
+}
+
 /**
  * rdma_io_pool_destroy() - free a pool and its MRs
  * @pool: the pool, or %NULL.
@@ -734,7 +756,7 @@ void rdma_io_pool_destroy(struct rdma_io_pool *pool)
 {
 	if (!pool)
 		return;
-	flush_work(&pool->recycle_work);
+	mrcore_pool_recycle_flush(pool);
 	WARN_ON_ONCE(pool->nr_free != pool->nr_total ||
 		     mrcore_stash_held(&pool->io_mem) ||
 		     mrcore_stash_held(&pool->sg_mem));
@@ -770,10 +792,15 @@ int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name)
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_force_backend, RDMA_MRCORE);
 
-/* A take refused: too few free MRs, or the test hooks' pool_empty. */
+/*
+ * A take refused: too few free MRs, or the test hooks' pool_empty.  MRs the
+ * quarantine gathers for a batch are replaced now.
+ */
 static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
 				     u32 free)
 {
+	if (READ_ONCE(pool->nr_quarantined))
+		schedule_work(&pool->recycle_work);
 	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
 	trace_mrcore_pool_exhausted(pool, n, free);
 }
@@ -830,10 +857,17 @@ void mrcore_pool_return_slow(struct rdma_io_pool *pool, struct rdma_mr *mr,
 			     bool key_dead)
 {
 	unsigned long flags;
+	bool kick = false;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (!key_dead) {
+		/*
+		 * Replaced in batches, unless the pool runs short: a new
+		 * device MR costs the pool's work the same alone or not.
+		 */
 		list_add_tail(&mr->pool_entry, &pool->quarantine);
+		kick = ++pool->nr_quarantined >= pool->recycle_batch ||
+		       pool->nr_free < pool->recycle_batch;
 	} else {
 		/*
 		 * Least recently used first: a batching backend (fmr) then
@@ -843,7 +877,7 @@ void mrcore_pool_return_slow(struct rdma_io_pool *pool, struct rdma_mr *mr,
 		pool->nr_free++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (!key_dead)
+	if (kick)
 		schedule_work(&pool->recycle_work);
 }
 
@@ -913,7 +947,7 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_size, RDMA_MRCORE);
  */
 u32 rdma_io_pool_drain(struct rdma_io_pool *pool)
 {
-	flush_work(&pool->recycle_work);
+	mrcore_pool_recycle_flush(pool);
 	return pool->nr_free;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_drain, RDMA_MRCORE);

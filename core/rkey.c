@@ -25,8 +25,9 @@
  * MR, in process context, before it is taken again.  So mapping an MR of
  * a set never allocates, and a ULP may map where it cannot sleep (a
  * block driver's queue_rq).  The MRs of a new set start at staggered key
- * counts, so that they come to their last key one at a time and the pool
- * is never short of more than one of them.
+ * counts, so that they come to their last key one at a time; the pool's
+ * work replaces them in batches of up to a sixteenth of the set (at most
+ * 8), so the set is never short of more than a batch.
  */
 #include "mrcore_priv.h"
 

@@ -116,6 +116,7 @@ void mirror_warn(const char *cond, const char *file, int line);
 #define DIV_ROUND_UP_ULL(n, d)	DIV_ROUND_UP((unsigned long long)(n), (d))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #ifndef __cplusplus	/* C++ has std::min and std::max */
 #define max(a, b)		((a) > (b) ? (a) : (b))
 #define min(a, b)		((a) < (b) ? (a) : (b))

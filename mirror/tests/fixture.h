@@ -17,6 +17,7 @@
 
 #include "hca.h"
 #include "pattern.h"
+#include "work.h"
 
 #include "cases/shapes.h"
 
@@ -386,6 +387,7 @@ protected:
 		if (module_loaded_)
 			mirror_module_exit();
 		module_loaded_ = false;
+		sim::forget_work();
 		const sim::Counters &c = sim::counters();
 		EXPECT_EQ(c.kmalloc_live, 0) << "kernel memory leaked";
 		EXPECT_EQ(c.mrs_live, 0) << "device MR leaked";

@@ -11,6 +11,7 @@
 // connection of the same PD) is refused, a stale key does not reach the
 // MR's next mapping, the MRs are back in the set and nothing leaks.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "fixture.h"
@@ -389,6 +390,147 @@ TEST_P(RkeySetTest, KeysRunOutInTheWorkNotInTheMap)
 	EXPECT_FALSE(seen.count(keys[0].key)) << "an old key value came back";
 	rdma_rkey_req_retire(&r.rk, nullptr);
 	EXPECT_EQ(Free(), kMrs);
+}
+
+// Whether @key, the @nth of a set of @mrs MRs, is the last its device MR
+// hands out: @uses counts them per device MR (key >> 8), from the set's
+// staggered start for the MRs of its first @mrs maps.
+bool Spends(std::map<u32, u32> *uses, u32 key, u32 nth, u32 mrs)
+{
+	auto [it, fresh] = uses->try_emplace(
+		key >> 8, nth < mrs ? nth * MRCORE_KEY_USES / mrs : 0);
+
+	return ++it->second == MRCORE_KEY_USES;
+}
+
+// A large set's work replaces device MRs in batches: one work item per
+// sixteenth of the set (4 MRs of 64 here), not one per MR, while the set
+// has that many free; rdma_rkey_set_drain() replaces a batch not yet full.
+// A device MR (key >> 8) is quarantined with its MRCORE_KEY_USES-th key,
+// counted from its staggered start (MR i of n at MRCORE_KEY_USES * i / n,
+// the set's MRs taken in order at first), so the test knows how many wait;
+// after each command a worker runs what is queued, and only whole batches
+// may have been replaced.
+TEST_P(RkeySetTest, LargeSetReplacesDeviceMrsInBatches)
+{
+	constexpr u32 kBig = 64, kBatch = kBig / 16;
+	ib_device *dev = local_.hca->dev();
+	std::map<u32, u32> uses;
+	Buffer mem(1);
+	u32 spent = 0, cycles = 0;
+	u64 recycled0 = 0, now = 0;
+
+	rdma_rkey_set *big = rdma_rkey_set_create(local_.qp, kBig, 1);
+	ASSERT_FALSE(IS_ERR(big));
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &recycled0), 0);
+	while (spent < 2 * kBatch + 1) {
+		std::vector<Named> keys;
+		Named n{.len = 64};
+		TestReq r;
+		Sg sg;
+
+		Init(&r, &keys, big);
+		sg.add(mem.at(cycles % 64 * 64), 64);
+		ASSERT_EQ(rdma_rkey_map_sg(&r.rk, sg.get(), sg.n(),
+					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
+			  0) << "after " << cycles << " commands";
+		keys.push_back(n);
+		spent += Spends(&uses, n.key, cycles, kBig);
+		PostReq(&r);
+		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
+		rdma_rkey_req_retire(&r.rk, &wc);
+		PollCq();
+		ASSERT_EQ(r.calls, 1);
+		sim::run_work();
+		ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+		ASSERT_EQ(now - recycled0, spent / kBatch * kBatch)
+			<< "after " << cycles << " commands, " << spent
+			<< " device MRs spent";
+		ASSERT_LT(++cycles, kBig * MRCORE_KEY_USES);
+	}
+	EXPECT_EQ(rdma_rkey_set_drain(big), kBig);
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+	EXPECT_EQ(now - recycled0, spent) << "the drain left a batch waiting";
+	rdma_rkey_set_destroy(big);
+}
+
+// A set that runs dry replaces what its quarantine holds at once: with one
+// device MR spent (its MR waiting for a batch) and every other MR held by
+// requests, a map is refused with -EAGAIN and queues the work; after a
+// worker's turn the MR is back with a new device MR and the map is served.
+TEST_P(RkeySetTest, DrySetReplacesItsQuarantineAtOnce)
+{
+	constexpr u32 kBig = 64;
+	ib_device *dev = local_.hca->dev();
+	std::map<u32, u32> uses;
+	Buffer mem(1);
+	std::vector<std::vector<Named>> held_keys(kBig / RDMA_RKEY_REQ_MAX_MRS);
+	std::vector<TestReq> held(held_keys.size());
+	u32 spent = 0, cycles = 0, taken = 0;
+	u64 recycled0 = 0, now = 0;
+	std::vector<Sg> sgs(kBig);
+	Sg one;
+	Named n{.len = 64};
+
+	rdma_rkey_set *big = rdma_rkey_set_create(local_.qp, kBig, 1);
+	ASSERT_FALSE(IS_ERR(big));
+	one.add(mem, 0, 0, 64);
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &recycled0), 0);
+	while (!spent) {
+		std::vector<Named> keys;
+		TestReq r;
+
+		Init(&r, &keys, big);
+		ASSERT_EQ(rdma_rkey_map_sg(&r.rk, one.get(), 1,
+					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
+			  0);
+		keys.push_back(n);
+		spent += Spends(&uses, n.key, cycles, kBig);
+		PostReq(&r);
+		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
+		rdma_rkey_req_retire(&r.rk, &wc);
+		PollCq();
+		sim::run_work();
+		ASSERT_LT(++cycles, kBig * MRCORE_KEY_USES);
+	}
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+	EXPECT_EQ(now, recycled0) << "one spent MR is not a batch";
+
+	// Every MR but the spent one held, up to RDMA_RKEY_REQ_MAX_MRS a request.
+	for (u32 h = 0; taken < kBig - 1; h++) {
+		Init(&held[h], &held_keys[h], big);
+		for (u32 i = 0; i < RDMA_RKEY_REQ_MAX_MRS && taken < kBig - 1;
+		     i++, taken++) {
+			sgs[taken].add(mem.at(taken * 64), 64);
+			ASSERT_EQ(rdma_rkey_map_sg(&held[h].rk,
+						   sgs[taken].get(), 1,
+						   RDMA_MR_REMOTE_WRITE, &n.key,
+						   &n.iova),
+				  0);
+			held_keys[h].push_back(n);
+			spent += Spends(&uses, n.key, kBig, kBig);
+		}
+	}
+	ASSERT_EQ(spent, 1u) << "a held MR spent its device MR too";
+	std::vector<Named> keys;
+	TestReq r;
+
+	Init(&r, &keys, big);
+	EXPECT_EQ(rdma_rkey_map_sg(&r.rk, one.get(), 1, RDMA_MR_REMOTE_WRITE,
+				   &n.key, &n.iova), -EAGAIN);
+	EXPECT_GE(sim::run_work(), 1u) << "the dry map queued no work";
+	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+	EXPECT_EQ(now - recycled0, 1u);
+	ASSERT_EQ(rdma_rkey_map_sg(&r.rk, one.get(), 1, RDMA_MR_REMOTE_WRITE,
+				   &n.key, &n.iova), 0);
+	EXPECT_FALSE(uses.count(n.key >> 8)) << "not a new device MR";
+
+	rdma_rkey_req_retire(&r.rk, nullptr);
+	for (TestReq &h : held)
+		if (h.rk.nr_mrs)
+			rdma_rkey_req_retire(&h.rk, nullptr);
+	EXPECT_EQ(rdma_rkey_set_drain(big), kBig);
+	rdma_rkey_set_destroy(big);
 }
 
 // A reply that invalidates nothing: one chain of LOCAL_INVs, the last one

@@ -4,13 +4,16 @@
 // module references, the allocators (counted, and poisoned as slub_debug
 // does; in benchmark builds priced as the kernel's), WARN, mutexes,
 // strings, module parameters and the work queue.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <unordered_map>
 
 #include "hca.h"
+#include "work.h"
 
 namespace {
 
@@ -245,22 +248,63 @@ extern "C" int param_get_string(char *buffer, const struct kernel_param *kp)
 	return 0;
 }
 
-// The work queue runs nothing by itself: flush_work() runs what is pending.
+namespace {
+
+// The queued work, oldest first.
+std::deque<work_struct *> &queued_work()
+{
+	static std::deque<work_struct *> q;
+
+	return q;
+}
+
+void dequeue(work_struct *work)
+{
+	auto &q = queued_work();
+
+	q.erase(std::find(q.begin(), q.end(), work));
+	work->pending = false;
+}
+
+} // namespace
+
+// The work queue runs nothing by itself: flush_work() runs what is pending,
+// and so does sim::run_work(), a worker's turn (sim/work.h).
 extern "C" bool schedule_work(struct work_struct *work)
 {
-	bool was = work->pending;
-
+	if (work->pending)
+		return false;
 	work->pending = true;
-	return !was;
+	queued_work().push_back(work);
+	return true;
 }
 
 extern "C" bool flush_work(struct work_struct *work)
 {
 	if (!work->pending)
 		return false;
-	work->pending = false;
+	dequeue(work);
 	work->func(work);
 	return true;
+}
+
+unsigned int sim::run_work()
+{
+	unsigned int n = 0;
+
+	while (!queued_work().empty()) {
+		work_struct *work = queued_work().front();
+
+		dequeue(work);
+		work->func(work);
+		n++;
+	}
+	return n;
+}
+
+void sim::forget_work()
+{
+	queued_work().clear();
 }
 
 extern "C" struct workqueue_struct *alloc_workqueue(const char *name,
