@@ -86,8 +86,8 @@ void mrcore_io_weights(struct ib_device *dev, u32 port_num,
 static u32 mrcore_mr_floor(const struct rdma_io_weights *w,
 			   const struct rdma_mr_backend_ops *mrs, u32 *wrs)
 {
-	*wrs = mrcore_mr_io_wrs(mrs && (mrs->io_flags & RDMA_IO_SYNC_MAP),
-				false, false, false, 1, 0);
+	*wrs = mrcore_mr_io_wrs(mrs && (mrs->io_flags & RDMA_IO_SYNC_MAP) ?
+				MRCORE_KEY_SYNC : MRCORE_KEY_KEPT, 1, 0);
 	return mrcore_cost(w, *wrs, 1, 1, 0);
 }
 

@@ -662,22 +662,23 @@ static int mrcore_io_price(const struct rdma_io_ctx *ctx,
 			 */
 			if (pool->kill_local_keys)
 				return -EOPNOTSUPP;
-			plan->wrs = mrcore_mr_io_wrs(true, false, false, false,
-						     runs, 0);
+			plan->wrs = mrcore_mr_io_wrs(MRCORE_KEY_SYNC, runs, 0);
 			break;
 		}
 		clean = READ_ONCE(pool->nr_clean);
 		stale = runs > clean ? runs - clean : 0;
-		plan->wrs = mrcore_mr_io_wrs(false, false, false,
-					     pool->kill_local_keys, runs, stale);
+		plan->wrs = mrcore_mr_io_wrs(pool->kill_local_keys ?
+					     MRCORE_KEY_KILLED : MRCORE_KEY_KEPT,
+					     runs, stale);
 		break;
 	case MRCORE_IO_IWARP_READ:
 		if (!iwarp_read)
 			return -EOPNOTSUPP;
 		clean = READ_ONCE(pool->nr_clean);
 		stale = runs > clean ? runs - clean : 0;
-		plan->wrs = mrcore_mr_io_wrs(false, true, pool->read_inv, false,
-					     runs, stale);
+		plan->wrs = mrcore_mr_io_wrs(pool->read_inv ?
+					     MRCORE_KEY_READ_INV :
+					     MRCORE_KEY_KILLED, runs, stale);
 		break;
 	default:
 		return c->ops->io_plan(ctx, plan);

@@ -225,31 +225,43 @@ void mrcore_pool_return_slow(struct rdma_io_pool *pool, struct rdma_mr *mr,
 const struct mrcore_io_set *mrcore_pool_resolve(struct rdma_io_pool *pool);
 
 /**
+ * enum mrcore_key_end - how the key of an I/O's MR ends
+ * @MRCORE_KEY_SYNC: the backend registers and invalidates in its calls,
+ *	without a WR.
+ * @MRCORE_KEY_KEPT: it outlives the I/O (a local key, killed lazily by the
+ *	MR's next registration).
+ * @MRCORE_KEY_KILLED: a LOCAL_INV after the READ or WRITE kills it (a key
+ *	no peer may keep: an iWARP READ sink's, or any on a device that does
+ *	not check a local key against remote READs).
+ * @MRCORE_KEY_READ_INV: the iWARP READ_WITH_INV that fills the MR kills it.
+ */
+enum mrcore_key_end {
+	MRCORE_KEY_SYNC,
+	MRCORE_KEY_KEPT,
+	MRCORE_KEY_KILLED,
+	MRCORE_KEY_READ_INV,
+};
+
+/**
  * mrcore_mr_io_wrs() - WRs an I/O through MRs posts: the one rule
- * @sync_map: the backend registers synchronously (no REG_MR, no LOCAL_INV).
- * @iwarp_read: an iWARP READ into sink MRs.
- * @read_inv: the device invalidates a sink's key with the READ.
- * @kill: the key of each MR dies after its I/O (a LOCAL_INV after it).
+ * @end: how the key of each MR ends.
  * @runs: MRs the I/O takes.
  * @stale: of those, MRs still holding a key of an earlier I/O, which a
  *	LOCAL_INV kills first.
  *
- * Per MR: a REG_MR and the READ or WRITE; an iWARP READ's sink then a
- * LOCAL_INV unless the READ invalidates; another MR a LOCAL_INV if @kill.
+ * Per MR: a REG_MR and the READ or WRITE, and a LOCAL_INV after it if the
+ * key is killed so; a synchronous backend posts the READ or WRITE alone.
  * The cost model prices a plan with it and rdma_io_max_send_wr() sizes the
  * send queue with its worst case, so that the two cannot disagree.
  *
  * Return: the number of WRs, in 64 bits: no product wraps.
  */
-static inline u64 mrcore_mr_io_wrs(bool sync_map, bool iwarp_read,
-				   bool read_inv, bool kill, u32 runs,
+static inline u64 mrcore_mr_io_wrs(enum mrcore_key_end end, u32 runs,
 				   u32 stale)
 {
-	if (sync_map)
+	if (end == MRCORE_KEY_SYNC)
 		return runs;
-	if (iwarp_read)
-		return (u64)runs * (read_inv ? 2 : 3) + stale;
-	return (u64)runs * (2 + kill) + stale;
+	return (u64)runs * (end == MRCORE_KEY_KILLED ? 3 : 2) + stale;
 }
 
 /* The I/O path's counters, through its pool: @pool->stats is never NULL. */

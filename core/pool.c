@@ -104,6 +104,7 @@ u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 	u32 sge = max_send_sge ? max_send_sge : dev->attrs.max_send_sge;
 	u32 wr_sge = max_t(u32, 1, min_t(u32, sge, dev->attrs.max_send_sge));
 	u32 rd_sge = max_t(u32, 1, min_t(u32, sge, dev->attrs.max_sge_rd));
+	enum mrcore_key_end end;
 	u32 runs, io_flags;
 	u64 worst;	/* up to 4 WRs a run: more than U32_MAX in all */
 
@@ -122,16 +123,19 @@ u32 rdma_io_max_send_wr(struct ib_device *dev, u32 port_num, u32 max_pages,
 	 * Every MR may keep a key from an earlier I/O, except where each
 	 * key dies after its I/O, where no plan registers synchronously.
 	 */
-	if (!(io_flags & RDMA_IO_SYNC_MAP) || !kill)
+	if (io_flags & RDMA_IO_SYNC_MAP)
+		end = MRCORE_KEY_SYNC;
+	else
+		end = kill ? MRCORE_KEY_KILLED : MRCORE_KEY_KEPT;
+	if (end != MRCORE_KEY_SYNC || !kill)
 		worst = max_t(u64, worst,
-			      mrcore_mr_io_wrs(io_flags & RDMA_IO_SYNC_MAP,
-					       false, false, kill, runs,
-					       kill ? 0 : runs));
-	if (iwarp)
+			      mrcore_mr_io_wrs(end, runs, kill ? 0 : runs));
+	if (iwarp) {
+		end = rdma_cap_read_inv(dev, port_num) ? MRCORE_KEY_READ_INV :
+							 MRCORE_KEY_KILLED;
 		worst = max_t(u64, worst,
-			      mrcore_mr_io_wrs(false, true,
-					       rdma_cap_read_inv(dev, port_num),
-					       kill, runs, kill ? 0 : runs));
+			      mrcore_mr_io_wrs(end, runs, kill ? 0 : runs));
+	}
 	return worst > U32_MAX ? 0 : worst;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_max_send_wr, RDMA_MRCORE);
