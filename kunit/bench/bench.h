@@ -312,6 +312,8 @@ struct bench_chain {
  * @backend: backend or kind of chain.
  * @mixed: the runs used more than one.
  * @verified: the data check of its shape and direction passed.
+ * @checked: measured runs whose data, on every slot, was compared.
+ * @recycled: device MRs the core replaced during the measured runs.
  * @err: the first error, 0 if none.
  */
 struct bench_result {
@@ -328,6 +330,8 @@ struct bench_result {
 	const char *backend;
 	bool mixed;
 	bool verified;
+	unsigned int checked;
+	u64 recycled;
 	int err;
 };
 
@@ -362,6 +366,15 @@ int bench_cpu(struct bench_qp *q, enum bench_impl impl,
 	      enum dma_data_direction dir, u64 *ns, struct bench_chain *chain);
 int bench_mr_cycle(struct bench_qp *q, u32 pages, u64 *alloc_ns,
 		   u64 *dereg_ns);
+
+/* main.c */
+struct bench_data;
+struct bench_data *bench_data_set(struct bench_dev *d,
+				  enum dma_data_direction dir, unsigned int qd,
+				  unsigned int qps, u32 seed);
+int bench_data_check(struct bench_dev *d, enum dma_data_direction dir,
+		     unsigned int qd, unsigned int qps, struct bench_data *data);
+void bench_data_free(struct bench_data *data);
 
 /* report.c */
 u64 bench_median(u64 *v, unsigned int n);

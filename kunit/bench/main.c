@@ -18,7 +18,9 @@
  * implementation alone.
  *
  * Before its rows, each implementation moves one I/O of each shape and
- * direction, and the data is compared byte for byte.
+ * direction, and the data is compared byte for byte; so is the data of
+ * every measured run, on every slot of every QP of the row, at its depth
+ * (bench_data_set(), bench_data_check()).
  *
  * With aa=1 (an A/A run) both slots run rdma_rw, the first named
  * "rdma_rw.aa": every difference between the two columns is then the
@@ -32,6 +34,7 @@
  * the data check; bench.h lists the other files.
  */
 
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -119,6 +122,165 @@ static int bench_verify(struct bench_dev *d, enum bench_impl impl,
 			       bench_pattern(seed, i));
 	}
 	return bad ? -EILSEQ : 0;
+}
+
+/*
+ * The data of a measured run.  Before it, the bytes that move get a
+ * pattern of the run's own (@seed) and the bytes they land on its
+ * complement, so that every byte not moved differs: a READ's source is
+ * the peer's memory of each QP, a WRITE's the memory of each slot, all
+ * holding the same bytes (the slots of a QP WRITE to one place at the
+ * peer).  After it, every byte that landed is compared with its source:
+ * on every slot and every QP of the row, after thousands of I/Os whose
+ * device MRs were replaced as their keys ran out (the row's mr_recycled).
+ */
+struct bench_data {
+	u8 *want;
+	u8 *poison;
+	size_t len;
+};
+
+/* @n bytes of @m from byte @i on, all in one page. */
+static u8 *bench_mem_run(struct bench_mem *m, size_t i, size_t *n)
+{
+	u8 *p = bench_mem_byte(m, i);
+
+	*n = min_t(size_t, m->len - i, PAGE_SIZE - offset_in_page(p));
+	return p;
+}
+
+static void bench_mem_copy(struct bench_mem *m, const u8 *from)
+{
+	size_t i, n;
+
+	for (i = 0; i < m->len; i += n) {
+		u8 *p = bench_mem_run(m, i, &n);
+
+		memcpy(p, from + i, n);
+	}
+}
+
+/* The first byte of @m that is not @want's, or @m->len. */
+static size_t bench_mem_diff(struct bench_mem *m, const u8 *want)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < m->len; i += n) {
+		const u8 *p = bench_mem_run(m, i, &n);
+
+		if (memcmp(p, want + i, n))
+			for (j = 0; j < n; j++)
+				if (p[j] != want[i + j])
+					return i + j;
+	}
+	return m->len;
+}
+
+/**
+ * bench_data_set() - the bytes of a measured run, before it
+ * @d: the device.
+ * @dir: the direction.
+ * @qd: slots of each QP in the run.
+ * @qps: QPs in the run.
+ * @seed: the run's pattern.
+ *
+ * Return: the reference bytes for bench_data_check(), freed by it, or
+ * %NULL without memory (no check then).
+ */
+struct bench_data *bench_data_set(struct bench_dev *d,
+				  enum dma_data_direction dir, unsigned int qd,
+				  unsigned int qps, u32 seed)
+{
+	size_t len = d->qps[0].slots[0].mem.len, i;
+	bool read = dir == DMA_FROM_DEVICE;
+	struct bench_data *data;
+	unsigned int qi, j;
+
+	data = kzalloc(sizeof(*data), GFP_KERNEL);
+	if (!data)
+		return NULL;
+	data->len = len;
+	data->want = kvmalloc(len, GFP_KERNEL);
+	data->poison = kvmalloc(len, GFP_KERNEL);
+	if (!data->want || !data->poison) {
+		bench_data_free(data);
+		return NULL;
+	}
+	for (i = 0; i < len; i++) {
+		data->want[i] = bench_pattern(seed, i);
+		data->poison[i] = ~data->want[i];
+	}
+	for (qi = 0; qi < qps; qi++) {
+		struct bench_qp *q = &d->qps[qi];
+
+		memcpy(page_address(q->owner_page),
+		       read ? data->want : data->poison, len);
+		for (j = 0; j < qd; j++)
+			bench_mem_copy(&q->slots[j].mem,
+				       read ? data->poison : data->want);
+	}
+	return data;
+}
+
+/* What bench_data_set() returned, or %NULL. */
+void bench_data_free(struct bench_data *data)
+{
+	if (!data)
+		return;
+	kvfree(data->want);
+	kvfree(data->poison);
+	kfree(data);
+}
+
+/**
+ * bench_data_check() - compare what a measured run moved with its source
+ * @d: the device.
+ * @dir: the direction.
+ * @qd: slots of each QP in the run.
+ * @qps: QPs in the run.
+ * @data: what bench_data_set() returned; freed.
+ *
+ * Return: 0, or -EILSEQ (the first wrong byte said in the log).
+ */
+int bench_data_check(struct bench_dev *d, enum dma_data_direction dir,
+		     unsigned int qd, unsigned int qps, struct bench_data *data)
+{
+	bool read = dir == DMA_FROM_DEVICE;
+	unsigned int qi, j;
+	size_t at;
+	int ret = 0;
+
+	for (qi = 0; qi < qps && !ret; qi++) {
+		struct bench_qp *q = &d->qps[qi];
+		const u8 *owner = page_address(q->owner_page);
+
+		if (!read) {
+			at = data->len;
+			if (memcmp(owner, data->want, data->len))
+				for (at = 0; owner[at] == data->want[at]; at++)
+					;
+			if (at < data->len) {
+				pr_err("mrcore_bench: %s QP %u: WRITE byte %zu at the peer is 0x%02x, want 0x%02x\n",
+				       d->target->name, qi, at, owner[at],
+				       data->want[at]);
+				ret = -EILSEQ;
+			}
+			continue;
+		}
+		for (j = 0; j < qd && !ret; j++) {
+			struct bench_mem *m = &q->slots[j].mem;
+
+			at = bench_mem_diff(m, data->want);
+			if (at < data->len) {
+				pr_err("mrcore_bench: %s QP %u slot %u: READ byte %zu is 0x%02x, want 0x%02x\n",
+				       d->target->name, qi, j, at,
+				       *bench_mem_byte(m, at), data->want[at]);
+				ret = -EILSEQ;
+			}
+		}
+	}
+	bench_data_free(data);
+	return ret;
 }
 
 /* ---- shapes ----------------------------------------------------------- */

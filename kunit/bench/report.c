@@ -10,6 +10,7 @@
 #include <linux/glob.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <rdma/mrcore_backend.h>
 
 #include "bench.h"
 
@@ -77,7 +78,7 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 			       i ? "," : "", q, rem / 100);
 	}
 	scnprintf(line, BENCH_LINE,
-		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"waits_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"cpu_wrs_per_io\": %u, \"cpu_mrs_per_io\": %u, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"error\": %d}",
+		  "{\"device\": \"%s\", \"ibdev\": \"%s\", \"transport\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"bytes\": %llu, \"qd\": %u, \"qps\": %u, \"impl\": \"%s\", \"backend\": \"%s%s\", \"wrs_per_io\": %s, \"mrs_per_io\": %s, \"posts_per_io\": %s, \"waits_per_io\": %s, \"ops_per_s\": %s, \"mb_per_s\": %s, \"cpu_ns_per_io\": %llu, \"cpu_wrs_per_io\": %u, \"cpu_mrs_per_io\": %u, \"runs_ops_per_s\": [%s], \"ios\": %llu, \"verified\": %s, \"runs_checked\": %u, \"mr_recycled\": %llu, \"error\": %d}",
 		  d->target->name,
 		  dev_name(&d->qps[0].pair->active.device->dev),
 		  d->target->driver_id == RDMA_DRIVER_SIW ? "iWARP" : "RoCEv2",
@@ -86,7 +87,8 @@ static void bench_print(struct bench_dev *d, enum dma_data_direction dir,
 		  r->mixed ? "+" : "", wrs, mrs, posts, waits, ops, mbs,
 		  bench_median(r->cpu_ns, r->nr_cpu), r->cpu_chain.wrs,
 		  r->cpu_chain.mrs, list, r->ios,
-		  r->verified ? "true" : "false", r->err);
+		  r->verified ? "true" : "false", r->checked, r->recycled,
+		  r->err);
 	pr_info("mrcore_bench: row: %s\n", line);
 	kfree(line);
 }
@@ -128,6 +130,46 @@ static void bench_warm(struct bench_dev *d, enum dma_data_direction dir,
 	}
 }
 
+static u64 bench_recycled(struct bench_dev *d)
+{
+	u64 v = 0;
+
+	rdma_mrcore_device_counter(d->qps[0].pair->active.device,
+				   "mr_recycled", &v);
+	return v;
+}
+
+/*
+ * A throughput run of @impl, its data set before and compared after on
+ * every slot (bench_data_set()), and the device MRs replaced meanwhile.
+ */
+static int bench_measure_run(struct bench_dev *d, enum dma_data_direction dir,
+			     unsigned int qd, unsigned int qps,
+			     enum bench_impl impl, struct bench_result *r,
+			     u64 *v)
+{
+	static u32 seed = 1000;
+	struct bench_data *data;
+	u64 recycled;
+	int ret;
+
+	data = bench_data_set(d, dir, qd, qps, ++seed);
+	if (!data)
+		return -ENOMEM;
+	recycled = bench_recycled(d);
+	ret = bench_run(d, qps, impl, dir, qd,
+			(u64)bench_row_ms * NSEC_PER_MSEC, 0, r, v);
+	r->recycled += bench_recycled(d) - recycled;
+	if (ret) {
+		bench_data_free(data);
+		return ret;
+	}
+	ret = bench_data_check(d, dir, qd, qps, data);
+	if (!ret)
+		r->checked++;
+	return ret;
+}
+
 /*
  * One measured run of @impl (@cpu false: its ops/s) or one CPU loop on QP 0
  * (@cpu true: ns per I/O), into its result; none after its first error.
@@ -145,8 +187,7 @@ static void bench_measure(struct bench_dev *d, enum dma_data_direction dir,
 	if (cpu)
 		ret = bench_cpu(&d->qps[0], impl, dir, &v, &r->cpu_chain);
 	else
-		ret = bench_run(d, qps, impl, dir, qd,
-				(u64)bench_row_ms * NSEC_PER_MSEC, 0, r, &v);
+		ret = bench_measure_run(d, dir, qd, qps, impl, r, &v);
 	if (ret)
 		r->err = ret;
 	else if (cpu)
