@@ -51,6 +51,17 @@ void Done(rdma_rkey_req *rk, int status)
 		r->live_at_done += KeyLive(r->dev, k.key);
 }
 
+// Whether @key, the @nth of a set of @mrs MRs, is the last its device MR
+// hands out: @uses counts them per device MR (key >> 8), from the set's
+// staggered start for the MRs of its first @mrs maps.
+bool Spends(std::map<u32, u32> *uses, u32 key, u32 nth, u32 mrs)
+{
+	auto [it, fresh] = uses->try_emplace(
+		key >> 8, nth < mrs ? nth * MRCORE_KEY_USES / mrs : 0);
+
+	return ++it->second == MRCORE_KEY_USES;
+}
+
 class RkeySetTest : public MirrorTest,
 		    public ::testing::WithParamInterface<const sim::Profile *> {
 protected:
@@ -202,6 +213,35 @@ protected:
 	}
 
 	u32 Free() { return rdma_rkey_set_drain(set_); }
+
+	// One command on @set, the @nth: @sg mapped for the peer's WRITE, the
+	// Send posted, the reply (a SEND_WITH_INV of the key where the device
+	// has it) retires the request; then a worker's turn.  Returns whether
+	// the key was the last of its device MR (Spends(), @uses, @mrs).
+	bool Command(rdma_rkey_set *set, Sg &sg, std::map<u32, u32> *uses,
+		     u32 nth, u32 mrs)
+	{
+		std::vector<Named> keys;
+		Named n{.len = 64};
+		TestReq r;
+		bool spent;
+
+		Init(&r, &keys, set);
+		EXPECT_EQ(rdma_rkey_map_sg(&r.rk, sg.get(), sg.n(),
+					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
+			  0) << "after " << nth << " commands";
+		if (r.rk.nr_mrs != 1)
+			return false;
+		keys.push_back(n);
+		spent = Spends(uses, n.key, nth, mrs);
+		PostReq(&r);
+		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
+		rdma_rkey_req_retire(&r.rk, &wc);
+		PollCq();
+		EXPECT_EQ(r.calls, 1);
+		sim::run_work();
+		return spent;
+	}
 
 	// The request is done with @status: once, no key of it valid in the
 	// HCA when done ran, its MRs back in the set once the set's work ran,
@@ -392,17 +432,6 @@ TEST_P(RkeySetTest, KeysRunOutInTheWorkNotInTheMap)
 	EXPECT_EQ(Free(), kMrs);
 }
 
-// Whether @key, the @nth of a set of @mrs MRs, is the last its device MR
-// hands out: @uses counts them per device MR (key >> 8), from the set's
-// staggered start for the MRs of its first @mrs maps.
-bool Spends(std::map<u32, u32> *uses, u32 key, u32 nth, u32 mrs)
-{
-	auto [it, fresh] = uses->try_emplace(
-		key >> 8, nth < mrs ? nth * MRCORE_KEY_USES / mrs : 0);
-
-	return ++it->second == MRCORE_KEY_USES;
-}
-
 // A large set's work replaces device MRs in batches: one work item per
 // sixteenth of the set (4 MRs of 64 here), not one per MR, while the set
 // has that many free; rdma_rkey_set_drain() replaces a batch not yet full.
@@ -424,24 +453,11 @@ TEST_P(RkeySetTest, LargeSetReplacesDeviceMrsInBatches)
 	ASSERT_FALSE(IS_ERR(big));
 	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &recycled0), 0);
 	while (spent < 2 * kBatch + 1) {
-		std::vector<Named> keys;
-		Named n{.len = 64};
-		TestReq r;
 		Sg sg;
 
-		Init(&r, &keys, big);
 		sg.add(mem.at(cycles % 64 * 64), 64);
-		ASSERT_EQ(rdma_rkey_map_sg(&r.rk, sg.get(), sg.n(),
-					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
-			  0) << "after " << cycles << " commands";
-		keys.push_back(n);
-		spent += Spends(&uses, n.key, cycles, kBig);
-		PostReq(&r);
-		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
-		rdma_rkey_req_retire(&r.rk, &wc);
-		PollCq();
-		ASSERT_EQ(r.calls, 1);
-		sim::run_work();
+		spent += Command(big, sg, &uses, cycles, kBig);
+		ASSERT_FALSE(HasFailure());
 		ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
 		ASSERT_EQ(now - recycled0, spent / kBatch * kBatch)
 			<< "after " << cycles << " commands, " << spent
@@ -477,20 +493,8 @@ TEST_P(RkeySetTest, DrySetReplacesItsQuarantineAtOnce)
 	one.add(mem, 0, 0, 64);
 	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &recycled0), 0);
 	while (!spent) {
-		std::vector<Named> keys;
-		TestReq r;
-
-		Init(&r, &keys, big);
-		ASSERT_EQ(rdma_rkey_map_sg(&r.rk, one.get(), 1,
-					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
-			  0);
-		keys.push_back(n);
-		spent += Spends(&uses, n.key, cycles, kBig);
-		PostReq(&r);
-		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
-		rdma_rkey_req_retire(&r.rk, &wc);
-		PollCq();
-		sim::run_work();
+		spent += Command(big, one, &uses, cycles, kBig);
+		ASSERT_FALSE(HasFailure());
 		ASSERT_LT(++cycles, kBig * MRCORE_KEY_USES);
 	}
 	ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
