@@ -282,6 +282,8 @@ struct bench_qp {
  * @nr_qps: how many are connected.
  * @win: the window of the run in progress.
  * @win_t: its completion times, %BENCH_WINDOW_MAX_IOS + 1 entries.
+ * @recycle_checked: per direction (READ, WRITE), the data after device MR
+ *	replacements was checked (bench_verify_recycled()).
  */
 struct bench_dev {
 	const struct mrcore_e2e_target *target;
@@ -289,6 +291,7 @@ struct bench_dev {
 	unsigned int nr_qps;
 	struct bench_window win;
 	u32 *win_t;
+	bool recycle_checked[2];
 };
 
 /* The WRs and registrations of one chain: what the CPU loop built. */

@@ -38,6 +38,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <rdma/mrcore_backend.h>
 
 #include "bench.h"
 
@@ -91,7 +92,7 @@ static u8 bench_pattern(u32 seed, size_t i)
  * then every byte that arrived is compared with its source.
  */
 static int bench_verify(struct bench_dev *d, enum bench_impl impl,
-			enum dma_data_direction dir, u32 seed)
+			enum dma_data_direction dir, u32 seed, u64 *mrs)
 {
 	struct bench_qp *q = &d->qps[0];
 	struct bench_mem *m = &q->slots[0].mem;
@@ -112,6 +113,7 @@ static int bench_verify(struct bench_dev *d, enum bench_impl impl,
 		return ret;
 	if (r.ios != 1)
 		return -EIO;
+	*mrs = r.mrs;
 	for (i = 0; i < m->len; i++) {
 		u8 got = read ? *bench_mem_byte(m, i) : owner[i];
 
@@ -330,6 +332,50 @@ static bool bench_shape_selected(struct bench_dev *d,
 	return any;
 }
 
+/* Long enough for the replacements' run on the slowest shape of a device. */
+#define BENCH_RECYCLE_NS	(600ULL * NSEC_PER_SEC)
+
+/*
+ * The data after device MR replacements: once per device and direction, on
+ * the first shape whose I/O takes MRs, rdma-mrcore runs at depth 16 on
+ * QP 0 until every MR of the pool could have handed out its
+ * %BENCH_KEY_USES keys and been replaced, then every slot's data is
+ * checked (bench_data_check()).  The check fails if no device MR was
+ * replaced: it would not have checked what it says.  One line,
+ * "mrcore_bench: recycled: {...}", says what ran.
+ */
+static int bench_verify_recycled(struct bench_dev *d,
+				 const struct bench_shape *sh,
+				 enum dma_data_direction dir, unsigned int di)
+{
+	const u64 max_ios = (u64)BENCH_MAX_QD * (BENCH_KEY_USES + 1);
+	const unsigned int qd = 16;
+	struct bench_result r = {};
+	struct bench_data *data;
+	u64 before = 0, after = 0, mops;
+	struct ib_device *dev = d->qps[0].pair->active.device;
+	int ret;
+
+	d->recycle_checked[di] = true;
+	data = bench_data_set(d, dir, qd, 1, 71 + di);
+	if (!data)
+		return -ENOMEM;
+	rdma_mrcore_device_counter(dev, "mr_recycled", &before);
+	ret = bench_run(d, 1, BENCH_MRCORE, dir, qd, BENCH_RECYCLE_NS, max_ios,
+			&r, &mops);
+	rdma_mrcore_device_counter(dev, "mr_recycled", &after);
+	if (ret)
+		bench_data_free(data);
+	else
+		ret = bench_data_check(d, dir, qd, 1, data);
+	if (!ret && after == before)
+		ret = -ENODATA;
+	pr_info("mrcore_bench: recycled: {\"device\": \"%s\", \"dir\": \"%s\", \"shape\": \"%s\", \"qd\": %u, \"ios\": %llu, \"mrs\": %llu, \"mr_recycled\": %llu, \"error\": %d}\n",
+		d->target->name, bench_dir_name(dir), sh->name, qd, r.ios,
+		r.mrs, after - before, ret);
+	return ret;
+}
+
 /* The data check of each implementation, then the rows of one direction. */
 static void bench_shape_dir(struct bench_dev *d, const struct bench_shape *sh,
 			    unsigned int di)
@@ -337,13 +383,23 @@ static void bench_shape_dir(struct bench_dev *d, const struct bench_shape *sh,
 	enum dma_data_direction dir = bench_dirs[di];
 	bool verified[BENCH_NR_IMPLS];
 	unsigned int k, qi, pi;
+	u64 mrs = 0;
 	int ret;
 
 	for (k = 0; k < BENCH_NR_IMPLS; k++) {
-		ret = bench_verify(d, k, dir, 7 + di + 2 * k);
+		ret = bench_verify(d, k, dir, 7 + di + 2 * k, &mrs);
 		verified[k] = !ret;
 		if (ret)
 			pr_err("mrcore_bench: %s %s %s %s: data check failed: %d\n",
+			       d->target->name, bench_slot_name(k),
+			       bench_dir_name(dir), sh->name, ret);
+		if (ret || k != BENCH_MRCORE || bench_aa || !mrs ||
+		    d->recycle_checked[di])
+			continue;
+		ret = bench_verify_recycled(d, sh, dir, di);
+		verified[k] = !ret;
+		if (ret)
+			pr_err("mrcore_bench: %s %s %s %s: data check after device MR replacements failed: %d\n",
 			       d->target->name, bench_slot_name(k),
 			       bench_dir_name(dir), sh->name, ret);
 	}
