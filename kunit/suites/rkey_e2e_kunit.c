@@ -14,10 +14,12 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <rdma/mrcore.h>
+#include <rdma/mrcore_backend.h>
 
 #include "e2e_suite.h"
 #include "io_e2e.h"
@@ -498,6 +500,114 @@ static void rkey_exhaustion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r[1].status, -EIO);
 }
 
+/*
+ * Keys one device MR hands out before the core replaces it (the core's
+ * MRCORE_KEY_USES: an 8-bit key byte that must not come round).
+ */
+#define RK_KEY_USES		256
+
+/* Device MRs of rkey_batched_replacement(): its set's and their successors. */
+#define RK_BATCH_MRS		32
+#define RK_BATCH_DEV_MRS	(2 * RK_BATCH_MRS)
+
+/* Keys handed out per device MR (a key's upper 24 bits), as the core counts. */
+struct rk_uses {
+	u32 index[RK_BATCH_DEV_MRS];
+	u32 uses[RK_BATCH_DEV_MRS];
+	unsigned int nr;
+};
+
+/*
+ * Whether @key, the @nth of the set, is the last of its device MR: a new
+ * set's MR i of n starts at 256 i / n keys (taken in order at first), a
+ * new device MR at 0.
+ */
+static bool rk_spends(struct kunit *test, struct rk_uses *u, u32 key, u32 nth)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nr && u->index[i] != key >> 8; i++)
+		;
+	if (i == u->nr) {
+		KUNIT_ASSERT_LT(test, u->nr, RK_BATCH_DEV_MRS);
+		u->index[i] = key >> 8;
+		u->uses[i] = nth < RK_BATCH_MRS ?
+			     nth * RK_KEY_USES / RK_BATCH_MRS : 0;
+		u->nr++;
+	}
+	return ++u->uses[i] == RK_KEY_USES;
+}
+
+static u64 rk_recycled(struct kunit *test, struct rk_test *t)
+{
+	struct ib_device *dev = t->pair->active.device;
+	u64 v = 0;
+
+	KUNIT_EXPECT_EQ(test,
+			rdma_mrcore_device_counter(dev, "mr_recycled", &v), 0);
+	return v;
+}
+
+/* One command: a page for the peer, the call, a SEND_WITH_INV of its key. */
+static u32 rk_command(struct kunit *test, struct rk_test *t, struct rk_req *r,
+		      struct io_local *l)
+{
+	u64 iova;
+	u32 key;
+
+	rk_req_init(t, r);
+	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_map_sg(&r->rk, l->sg, 1,
+						  RDMA_MR_REMOTE_WRITE, &key,
+						  &iova));
+	rk_post(test, t, r);
+	rdma_rkey_req_retire(&r->rk, rk_reply(test, t, true, key));
+	KUNIT_ASSERT_EQ(test, r->calls, 1);
+	return key;
+}
+
+/*
+ * A set of 32 MRs has its device MRs replaced two at a time (a sixteenth
+ * of the set): commands whose replies invalidate their key, until three
+ * device MRs handed out their last key.  The first waits in the quarantine
+ * (no replacement while the test sleeps), the second completes the batch
+ * and the pool's work replaces both, the third waits again until the
+ * set's drain runs a batch not yet full.
+ */
+static void rkey_batched_replacement(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, RK_BATCH_MRS, 1);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_1_PAGE]);
+	struct rk_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct rk_uses *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	u64 recycled0 = rk_recycled(test, t), now;
+	unsigned int spent = 0, waited;
+	u32 nth;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	for (nth = 0; spent < 3; nth++) {
+		KUNIT_ASSERT_LT(test, nth, 2 * RK_KEY_USES * RK_BATCH_MRS);
+		if (!rk_spends(test, u, rk_command(test, t, r, l), nth))
+			continue;
+		spent++;
+		if (spent == 2) {
+			for (waited = 0; waited < IO_TIMEOUT_MS &&
+			     rk_recycled(test, t) - recycled0 < 2; waited += 20)
+				msleep(20);
+			KUNIT_EXPECT_EQ_MSG(test, rk_recycled(test, t) - recycled0,
+					    2ULL, "a full batch was not replaced");
+			continue;
+		}
+		msleep(50);
+		now = rk_recycled(test, t) - recycled0;
+		KUNIT_EXPECT_EQ_MSG(test, now, spent == 1 ? 0ULL : 2ULL,
+				    "a device MR replaced before its batch");
+	}
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), RK_BATCH_MRS);
+	KUNIT_EXPECT_EQ(test, rk_recycled(test, t) - recycled0, 3ULL);
+}
+
 static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_remote_inv),
 	KUNIT_CASE(rkey_local_inv_pages),
@@ -505,6 +615,7 @@ static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_no_reply),
 	KUNIT_CASE(rkey_partial_post),
 	KUNIT_CASE(rkey_exhaustion),
+	KUNIT_CASE(rkey_batched_replacement),
 	{}
 };
 
@@ -515,6 +626,7 @@ static struct kunit_case rkey_rxe_cases[] = {
 	KUNIT_CASE(rkey_no_reply),
 	KUNIT_CASE(rkey_partial_post),
 	KUNIT_CASE(rkey_exhaustion),
+	KUNIT_CASE(rkey_batched_replacement),
 	{}
 };
 
