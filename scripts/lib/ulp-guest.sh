@@ -225,7 +225,10 @@ unload_mrcore() { # label
 # FILE, O_DIRECT, its JSON into R, emitted as kind=ab with the ends given.
 # With AB_PROFILE=1 perf samples it (cpu-clock, the guest's clock: in
 # icount mode its instructions) into the JSON's .perf.txt, a symbol table
-# per run.
+# per run, and .dso.txt, the share of each module: perf finds no symbols
+# for the modules insmod loaded from the build (not under /lib/modules),
+# so their samples scatter over raw addresses below the symbol table's
+# limit, but they add up per module.
 ab_job() {
 	local name="$6-$7-qd$8" json=$R/ab-$3-r$4-$5-$6-$7-qd$8.json perf=() rc
 	[ "${AB_PROFILE:-0}" = 1 ] &&
@@ -240,6 +243,8 @@ ab_job() {
 	if [ "${AB_PROFILE:-0}" = 1 ]; then
 		perf report -q -i /tmp/perf.data --stdio --sort sym \
 			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
+		perf report -q -i /tmp/perf.data --stdio --sort dso \
+			>"${json%.json}.dso.txt" 2>/dev/null
 		rm -f /tmp/perf.data
 	fi
 	emit kind=ab device="$3" round="$4" variant="$5" "${@:9}" job="$name" \
