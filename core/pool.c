@@ -735,14 +735,17 @@ struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
 
-/*
- * Replace the device MRs of what the quarantine holds now, a whole batch or
- * not, and wait until its MRs are back.
- */
-static void mrcore_pool_recycle_flush(struct rdma_io_pool *pool)
+/* Replace the device MRs of what the quarantine holds now, batch or not. */
+static void mrcore_pool_recycle_kick(struct rdma_io_pool *pool)
 {
 	if (READ_ONCE(pool->nr_quarantined))
 		schedule_work(&pool->recycle_work);
+}
+
+/* mrcore_pool_recycle_kick(), then wait until those MRs are back. */
+static void mrcore_pool_recycle_flush(struct rdma_io_pool *pool)
+{
+	mrcore_pool_recycle_kick(pool);
 	flush_work(&pool->recycle_work);
 }
 
@@ -803,8 +806,7 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_force_backend, RDMA_MRCORE);
 static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
 				     u32 free)
 {
-	if (READ_ONCE(pool->nr_quarantined))
-		schedule_work(&pool->recycle_work);
+	mrcore_pool_recycle_kick(pool);
 	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
 	trace_mrcore_pool_exhausted(pool, n, free);
 }
