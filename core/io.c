@@ -175,6 +175,26 @@ static noinline int mrcore_io_check_entries(const struct rdma_io_ctx *ctx)
 }
 
 /*
+ * Every READ or WRITE WR the core builds, whatever the strategy: @n SGEs
+ * from @sge, to the peer's @remote under @rkey.  The link to the next WR is
+ * the caller's: it knows what follows.
+ */
+static __always_inline void mrcore_io_rdma_wr(struct ib_rdma_wr *wr,
+					      struct ib_sge *sge, u32 n,
+					      enum ib_wr_opcode op, u64 remote,
+					      u32 rkey)
+{
+	wr->wr.wr_cqe = NULL;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = n;
+	wr->wr.opcode = op;
+	wr->wr.send_flags = 0;
+	wr->wr.ex.imm_data = 0;
+	wr->remote_addr = remote;
+	wr->rkey = rkey;
+}
+
+/*
  * The SGE I/O once its @nr_wrs WRs are built, the last @last, the peer's
  * address at @remote: its entries checked (only if @acc says one may be
  * wrong), the offset @skip applied to its first SGE and WR, its length.
@@ -243,6 +263,8 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	ret = mrcore_io_alloc(ctx, nr_wrs, left, 0);
 	if (ret)
 		return ret;
+	ctx->kind = MRCORE_IO_SGES;
+	ctx->nr_mrs = 0;
 
 	/* mrcore_io_init_planned() left @skip inside the first entry. */
 	sge = ctx->sges;
@@ -250,16 +272,8 @@ static inline int mrcore_io_build_sges(struct rdma_io_ctx *ctx, u32 per_wr,
 	for (w = 0; w < nr_wrs; w++, wr++) {
 		u32 n = min(left, per_wr);
 
-		*wr = (struct ib_rdma_wr){
-			.wr = {
-				.next = w + 1 < nr_wrs ? &wr[1].wr : NULL,
-				.sg_list = sge,
-				.num_sge = n,
-				.opcode = op,
-			},
-			.remote_addr = remote,
-			.rkey = ctx->rkey,
-		};
+		mrcore_io_rdma_wr(wr, sge, n, op, remote, ctx->rkey);
+		wr->wr.next = w + 1 < nr_wrs ? &wr[1].wr : NULL;
 		/* No step past the last entry: it may end the array. */
 		for (j = 0;;) {
 			u64 addr = sg_dma_address(s);
@@ -299,25 +313,6 @@ static noinline int mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
 }
 
 /*
- * The fields of a READ or WRITE WR of one SGE but its chain link and the
- * peer's address, one by one: a compound literal would zero the padding,
- * which is nobody's, with a string store first.
- */
-static __always_inline void mrcore_io_one_sge_wr(struct ib_rdma_wr *wr,
-						 struct ib_sge *sge,
-						 enum ib_wr_opcode op,
-						 u32 rkey)
-{
-	wr->wr.wr_cqe = NULL;
-	wr->wr.sg_list = sge;
-	wr->wr.num_sge = 1;
-	wr->wr.opcode = op;
-	wr->wr.send_flags = 0;
-	wr->wr.ex.imm_data = 0;
-	wr->rkey = rkey;
-}
-
-/*
  * sges, one entry, nothing to price (set->sges_uses): the I/O most ULPs post
  * most often, built from the arguments straight into the context's own
  * storage, and counted as mrcore_io_chosen() would.  The checks are
@@ -338,14 +333,13 @@ static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
 	ctx->inline_sge.addr = addr;
 	ctx->inline_sge.length = len;
 	ctx->inline_sge.lkey = set->sges_lkey;
-	wr->remote_addr = ctx->remote_addr;
+	mrcore_io_rdma_wr(wr, &ctx->inline_sge, 1, set->sges_op[read],
+			  ctx->remote_addr, ctx->rkey);
 	/* One entry is under 4 GiB: only the peer's range can wrap. */
 	if (unlikely(wr->remote_addr + len < len))
 		return -EOVERFLOW;
 	ctx->length = len;
 	wr->wr.next = NULL;
-	mrcore_io_one_sge_wr(wr, &ctx->inline_sge, set->sges_op[read],
-			     ctx->rkey);
 	ctx->wrs = wr;
 	ctx->sges = &ctx->inline_sge;
 	ctx->first = &wr->wr;
@@ -383,46 +377,69 @@ struct mrcore_io_mr_chain {
 };
 
 /*
- * Run @i of an MR I/O, @done bytes into it, already set in its MR
- * (mrcore_mr_set_run()): the MR mapped (behind the LOCAL_INV of a lazily
- * kept key, on a stale MR), its READ or WRITE, and the LOCAL_INV after it
- * where one kills the key.
+ * Every run of every MR I/O: @mr, its run set (mrcore_mr_set_run()),
+ * mapped (behind the LOCAL_INV of a lazily kept key, on a stale MR), and
+ * @wr reading or writing the run through its key at the peer's @remote;
+ * a READ_WITH_INV kills the key.  *@head is the run's first WR and *@nr_wrs
+ * the WRs from it to @wr; the link after @wr is the caller's.
+ */
+static __always_inline int mrcore_io_mr_wr(struct rdma_io_ctx *ctx,
+					   const struct mrcore_io_mr_chain *ch,
+					   struct rdma_mr *mr,
+					   struct ib_rdma_wr *wr,
+					   struct ib_sge *sge, u64 remote,
+					   struct ib_send_wr **head,
+					   u32 *nr_wrs)
+{
+	struct ib_send_wr *w;
+	int ret;
+
+	*head = &wr->wr;
+	ret = mrcore_mr_map_run(mr, ch->access, head);
+	if (ret)
+		return ret;
+	*nr_wrs = 1;
+	for (w = *head; w != &wr->wr; w = w->next)
+		(*nr_wrs)++;
+
+	sge->addr = mr->iova;
+	sge->length = mr->length;
+	sge->lkey = mr->key;
+	mrcore_io_rdma_wr(wr, sge, 1, ch->op, remote, ctx->rkey);
+	if (ch->rwi) {
+		wr->wr.ex.invalidate_rkey = mr->key;
+		mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_INV_LOCAL);
+	}
+	return 0;
+}
+
+/*
+ * Run @i of an MR I/O of several WRs, @done bytes into it: its WRs chained
+ * behind the last run's, and the LOCAL_INV after its READ or WRITE where
+ * one kills the key.
  */
 static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
 					    struct mrcore_io_mr_chain *ch,
 					    u32 i, u64 done)
 {
-	struct rdma_mr *mr = ctx->mrs[i];
 	struct ib_rdma_wr *wr = &ctx->wrs[i];
-	struct ib_send_wr *head = &wr->wr;
-	struct ib_send_wr *w;
+	struct ib_send_wr *head;
+	u32 n;
 	int ret;
 
-	ret = mrcore_mr_map_run(mr, ch->access, &head);
+	ret = mrcore_io_mr_wr(ctx, ch, ctx->mrs[i], wr, &ctx->sges[i],
+			      ctx->remote_addr + done, &head, &n);
 	if (ret)
 		return ret;
 	ch->mapped++;
-	for (w = head; w != &wr->wr; w = w->next)
-		ch->wrs++;
-
-	ctx->sges[i].addr = mr->iova;
-	ctx->sges[i].length = mr->length;
-	ctx->sges[i].lkey = mr->key;
-	/* The link is set by the next WR or the chain's end. */
-	mrcore_io_one_sge_wr(wr, &ctx->sges[i], ch->op, ctx->rkey);
-	wr->remote_addr = ctx->remote_addr + done;
-	if (ch->rwi) {
-		wr->wr.ex.invalidate_rkey = mr->key;
-		mrcore_stat_inc(ctx->pool->mdev, MRCORE_STAT_INV_LOCAL);
-	}
-	ch->wrs++;
+	ch->wrs += n;
 	*ch->link = head;
 	ch->link = &wr->wr.next;
 	ctx->last = &wr->wr;
 	if (ch->inv_after) {
 		struct ib_send_wr *inv = NULL;
 
-		ret = rdma_invalidate_mr(mr, &inv);
+		ret = rdma_invalidate_mr(ctx->mrs[i], &inv);
 		/* A synchronous kill would beat the RDMA WR to it. */
 		if (!ret && !inv)
 			ret = -EOPNOTSUPP;
@@ -454,16 +471,15 @@ static __always_inline void mrcore_io_set_whole_run(struct rdma_io_ctx *ctx,
  * which it has no use for (what that saves: Documentation/benchmarks.rst,
  * "Where the special cases pay").
  */
-static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
-						   int access,
-						   enum ib_wr_opcode op,
-						   bool rwi)
+static __always_inline int
+mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
+			const struct mrcore_io_mr_chain *ch)
 {
 	struct rdma_io_pool *pool = ctx->pool;
 	struct ib_rdma_wr *wr = &ctx->inline_wr;
-	struct ib_send_wr *head = &wr->wr, *w;
+	struct ib_send_wr *head;
 	struct rdma_mr *mr;
-	u32 nr_wrs = 1;
+	u32 nr_wrs;
 	int ret;
 
 	mr = mrcore_pool_take_one(pool);
@@ -471,26 +487,14 @@ static __always_inline int mrcore_io_build_one_run(struct rdma_io_ctx *ctx,
 		return PTR_ERR(mr);
 	ctx->inline_mr = mr;
 	mrcore_io_set_whole_run(ctx, mr);
-	ret = mrcore_mr_map_run(mr, access, &head);
+	ret = mrcore_io_mr_wr(ctx, ch, mr, wr, &ctx->inline_sge,
+			      ctx->remote_addr, &head, &nr_wrs);
 	if (unlikely(ret)) {
 		/* Not mapped: its key is as it was. */
 		mrcore_pool_return(pool, mr, true);
 		return ret;
 	}
-	/* The registration, behind the LOCAL_INV of a stale key. */
-	for (w = head; w != &wr->wr; w = w->next)
-		nr_wrs++;
-
-	ctx->inline_sge.addr = mr->iova;
-	ctx->inline_sge.length = mr->length;
-	ctx->inline_sge.lkey = mr->key;
-	mrcore_io_one_sge_wr(wr, &ctx->inline_sge, op, ctx->rkey);
 	wr->wr.next = NULL;
-	wr->remote_addr = ctx->remote_addr;
-	if (rwi) {
-		wr->wr.ex.invalidate_rkey = mr->key;
-		mrcore_stat_inc(pool->mdev, MRCORE_STAT_INV_LOCAL);
-	}
 	ctx->wrs = wr;
 	ctx->sges = &ctx->inline_sge;
 	ctx->mrs = &ctx->inline_mr;
@@ -613,9 +617,10 @@ static __always_inline int mrcore_io_build_mrs(struct rdma_io_ctx *ctx,
 {
 	struct mrcore_io_mr_chain ch;
 
+	ctx->kind = iwarp_read ? MRCORE_IO_IWARP_READ : MRCORE_IO_MRS;
 	mrcore_io_mr_chain_init(ctx, iwarp_read, &ch);
 	if (likely(ctx->nr_runs == 1 && !ch.inv_after))
-		return mrcore_io_build_one_run(ctx, ch.access, ch.op, ch.rwi);
+		return mrcore_io_build_one_run(ctx, &ch);
 	return mrcore_io_build_chain(ctx, &ch);
 }
 
@@ -781,7 +786,6 @@ static int mrcore_io_build(struct rdma_io_ctx *ctx,
 
 	/* Custom builders and io_done see their backend. */
 	ctx->backend = c->ops;
-	ctx->kind = c->kind;
 	switch (c->kind) {
 	case MRCORE_IO_SGES:
 		return mrcore_io_build_sges(ctx, mrcore_io_sges_per_wr(ctx),
@@ -791,6 +795,7 @@ static int mrcore_io_build(struct rdma_io_ctx *ctx,
 		return mrcore_io_build_mrs(ctx,
 					   c->kind == MRCORE_IO_IWARP_READ);
 	default:
+		ctx->kind = MRCORE_IO_CUSTOM;
 		ctx->wrs = NULL;
 		ctx->mem_pooled = false;
 		ret = c->ops->io_build(ctx);
@@ -864,7 +869,6 @@ static int mrcore_io_sges_first(struct rdma_io_ctx *ctx,
 	}
 	ctx->npages = 0;
 	ctx->nr_runs = 0;
-	ctx->kind = MRCORE_IO_SGES;
 	ch->cand = set->sges;
 	ch->why = MRCORE_WHY_CHEAPEST;
 	return 1;
@@ -968,8 +972,6 @@ static noinline int mrcore_io_init_planned(struct rdma_io_ctx *ctx,
 	 * less, whatever the pages: nothing to measure or price.
 	 */
 	if (ctx->dma_nents <= set->sges_max[read]) {
-		ctx->kind = MRCORE_IO_SGES;
-		ctx->nr_mrs = 0;
 		ret = mrcore_io_build_sges(ctx,
 					   ctx->dma_nents <= set->one_wr[read] ?
 					   ctx->dma_nents :
@@ -1015,7 +1017,6 @@ static __always_inline int mrcore_io_build_mr_only(struct rdma_io_ctx *ctx,
 	int ret;
 
 	ctx->backend = c->ops;
-	ctx->kind = c->kind;
 	ret = mrcore_io_build_mrs(ctx, c->kind == MRCORE_IO_IWARP_READ);
 	if (unlikely(ret)) {
 		if (ret == -EAGAIN)
@@ -1121,9 +1122,9 @@ static noinline int mrcore_io_init_undo(struct rdma_io_ctx *ctx, int ret)
 }
 
 /*
- * rdma_io_ctx_init() past its checks, its arguments in @ctx: the pool's
- * set, the mapping, then the shortcut or the plans.  Out of line, so that
- * the checks need no saved register.
+ * rdma_io_ctx_init() past its checks, its arguments in @ctx: the mapping,
+ * the pool's set, then the one-entry shortcut, the single MR candidate, or
+ * the plans.
  */
 static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 {
@@ -1133,8 +1134,8 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 	int ret;
 
 	/*
-	 * Mapped before the set is looked up, so that only @ctx lives across
-	 * the call.  A pool no backend serves maps and unmaps for nothing.
+	 * Mapped first: every strategy needs the DMA entries.  A pool no
+	 * backend serves maps and unmaps for nothing.
 	 */
 	ctx->dma_nents = __mrcore_dma_map(ctx->pool->info.dev, ctx->map_sg,
 					  ctx->sg_cnt, ctx->dir);
@@ -1173,9 +1174,7 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 	/*
 	 * Signaled here rather than by rdma_io_ctx_wrs(), which then tests
 	 * the device only for a WR chained after the I/O: a one-WR I/O does
-	 * not come here, and its WR is the I/O's own completion.  @dir is
-	 * read again from @ctx: kept in a register across the build, @read
-	 * would cost the common I/O a saved register.
+	 * not come here, and its WR is the I/O's own completion.
 	 */
 	if (unlikely(ctx->pool->signal_writes) && ctx->dir == DMA_TO_DEVICE)
 		mrcore_io_signal_writes(ctx);
@@ -1220,8 +1219,8 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 		return -EINVAL;
 
 	/*
-	 * Everything is kept in the context first, so that across the
-	 * mapping only @ctx stays in a register.
+	 * The arguments go into the context, from which every strategy
+	 * builds and rdma_io_ctx_destroy() undoes.
 	 */
 	ctx->pool = pool;
 	ctx->map_sg = sg;
