@@ -179,10 +179,10 @@ static noinline int mrcore_io_check_entries(const struct rdma_io_ctx *ctx)
  * from @sge, to the peer's @remote under @rkey.  The link to the next WR is
  * the caller's: it knows what follows.
  */
-static __always_inline void mrcore_io_rdma_wr(struct ib_rdma_wr *wr,
-					      struct ib_sge *sge, u32 n,
-					      enum ib_wr_opcode op, u64 remote,
-					      u32 rkey)
+static inline void mrcore_io_rdma_wr(struct ib_rdma_wr *wr,
+				     struct ib_sge *sge, u32 n,
+				     enum ib_wr_opcode op, u64 remote,
+				     u32 rkey)
 {
 	wr->wr.wr_cqe = NULL;
 	wr->wr.sg_list = sge;
@@ -318,9 +318,9 @@ static noinline int mrcore_io_trace_one(const struct rdma_io_ctx *ctx)
  * storage, and counted as mrcore_io_chosen() would.  The checks are
  * mrcore_io_build_sges()'s.
  */
-static __always_inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
-					      const struct mrcore_io_set *set,
-					      u64 __percpu *uses, u32 read)
+static inline int mrcore_io_init_one(struct rdma_io_ctx *ctx,
+				     const struct mrcore_io_set *set,
+				     u64 __percpu *uses, u32 read)
 {
 	struct ib_rdma_wr *wr = &ctx->inline_wr;
 	u64 addr;
@@ -418,9 +418,9 @@ static __always_inline int mrcore_io_mr_wr(struct rdma_io_ctx *ctx,
  * behind the last run's, and the LOCAL_INV after its READ or WRITE where
  * one kills the key.
  */
-static __always_inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
-					    struct mrcore_io_mr_chain *ch,
-					    u32 i, u64 done)
+static inline int mrcore_io_mr_run(struct rdma_io_ctx *ctx,
+				   struct mrcore_io_mr_chain *ch,
+				   u32 i, u64 done)
 {
 	struct ib_rdma_wr *wr = &ctx->wrs[i];
 	struct ib_send_wr *head;
@@ -704,7 +704,7 @@ static bool mrcore_plan_better(const struct rdma_io_plan *a,
 }
 
 /* Measure the list once: what every plan but the shortcut needs. */
-static __always_inline int mrcore_io_measure(struct rdma_io_ctx *ctx)
+static inline int mrcore_io_measure(struct rdma_io_ctx *ctx)
 {
 	struct mrcore_sg_summary sum;
 	int ret;
@@ -943,10 +943,10 @@ static inline int mrcore_io_skip(struct rdma_io_ctx *ctx)
 }
 
 /* A built I/O: its backend, the device's counters, the tracepoint. */
-static __always_inline void mrcore_io_chosen(struct rdma_io_ctx *ctx,
-					     const struct mrcore_io_cand *c,
-					     bool read, enum mrcore_why why,
-					     u32 cost)
+static inline void mrcore_io_chosen(struct rdma_io_ctx *ctx,
+				    const struct mrcore_io_cand *c,
+				    bool read, enum mrcore_why why,
+				    u32 cost)
 {
 	ctx->backend = c->ops;
 	mrcore_count_use(ctx->pool->stats, ctx->pool->last,
@@ -1095,7 +1095,7 @@ static struct ib_cqe mrcore_io_write_cqe = {
  * completion per WR.  The WR that ends the I/O gets the caller's entry in
  * rdma_io_ctx_wrs() unless a WR is chained after it.
  */
-static __always_inline void mrcore_io_signal_write(struct ib_send_wr *wr)
+static inline void mrcore_io_signal_write(struct ib_send_wr *wr)
 {
 	if (wr->opcode != IB_WR_RDMA_WRITE ||
 	    (wr->send_flags & IB_SEND_SIGNALED))
@@ -1235,7 +1235,7 @@ int rdma_io_ctx_init(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init, RDMA_MRCORE);
 
 /* rdma_io_ctx_wrs() once every WRITE that must be is signaled: link, count. */
-static __always_inline struct ib_send_wr *
+static inline struct ib_send_wr *
 mrcore_io_link(struct rdma_io_ctx *ctx, struct ib_cqe *cqe,
 	       struct ib_send_wr *chain_wr)
 {
@@ -1403,7 +1403,7 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_post, RDMA_MRCORE);
  * (READ_WITH_INV, LOCAL_INV) is rdma_unmap_mr()'s.  Returns 0, -EINVAL if
  * @killed and @mr was not mapped, or rdma_unmap_mr()'s error.
  */
-static __always_inline int mrcore_io_end_mr(struct rdma_mr *mr, bool killed)
+static inline int mrcore_io_end_mr(struct rdma_mr *mr, bool killed)
 {
 	if (killed) {
 		if (unlikely(mr->state != RDMA_MR_MAPPED))
@@ -1472,8 +1472,8 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
  * I/O without MRs has none to return (@ctx->nr_mrs is 0).  One body for
  * the two verdicts, each with its own copy (below).
  */
-static __always_inline void mrcore_io_release(struct rdma_io_ctx *ctx,
-					      const struct ib_wc *wc, bool ok)
+static inline void mrcore_io_release(struct rdma_io_ctx *ctx,
+				     const struct ib_wc *wc, bool ok)
 {
 	if (!ok)
 		mrcore_io_failed(ctx, wc);
@@ -1483,7 +1483,7 @@ static __always_inline void mrcore_io_release(struct rdma_io_ctx *ctx,
 }
 
 /* The mapping of an I/O whose keys are dead or local-only, and its WRs. */
-static __always_inline void mrcore_io_unmap(struct rdma_io_ctx *ctx)
+static inline void mrcore_io_unmap(struct rdma_io_ctx *ctx)
 {
 	mrcore_dma_unmap(ctx->pool->info.dev, ctx->map_sg, ctx->sg_cnt,
 			 ctx->dir);
@@ -1492,8 +1492,8 @@ static __always_inline void mrcore_io_unmap(struct rdma_io_ctx *ctx)
 }
 
 /*
- * rdma_io_ctx_destroy() of an I/O that failed, has MRs or is traced: out
- * of line, so that the common I/O keeps only @ctx across the unmapping.
+ * rdma_io_ctx_destroy() of an I/O that failed, has MRs or is traced: the
+ * verdict on its keys, then what it holds given back before its mapping.
  */
 static noinline void mrcore_io_destroy_slow(struct rdma_io_ctx *ctx,
 					    const struct ib_wc *wc)
