@@ -703,12 +703,39 @@ static bool mrcore_plan_better(const struct rdma_io_plan *a,
 	return a->cost < b->cost || (a->cost == b->cost && a->wrs < b->wrs);
 }
 
+/* One DMA entry is its own summary: nothing to walk. */
+static inline int mrcore_io_measure_one(struct rdma_io_ctx *ctx)
+{
+	u32 mr_pages = ctx->pool->info.mr_pages;
+	u64 addr;
+	u32 len;
+	int ret;
+
+	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
+	if (unlikely(ret))
+		return ret;
+	ctx->length = len;
+	ctx->npages = (PAGE_ALIGN(addr + len) - (addr & PAGE_MASK)) >>
+		      PAGE_SHIFT;
+	/* 0 without MRs to count, as mrcore_sg_summarize() does. */
+	ctx->nr_runs = mr_pages ? DIV_ROUND_UP(ctx->npages, mr_pages) : 0;
+	ctx->sg_last = ctx->sg;
+	ctx->sg_last_len = sg_dma_len(ctx->sg);
+	return 0;
+}
+
 /* Measure the list once: what every plan but the shortcut needs. */
 static inline int mrcore_io_measure(struct rdma_io_ctx *ctx)
 {
 	struct mrcore_sg_summary sum;
 	int ret;
 
+	if (ctx->dma_nents == 1) {
+		ret = mrcore_io_measure_one(ctx);
+		if (ret)
+			return ret;
+		return mrcore_io_check_length(ctx);
+	}
 	ret = mrcore_sg_summarize(ctx->sg, ctx->sg_offset, ctx->dma_nents,
 				  ctx->pool->info.mr_pages, &sum);
 	if (ret)
@@ -1036,8 +1063,7 @@ static __always_inline int mrcore_io_build_mr_only(struct rdma_io_ctx *ctx,
  * the sink of an iWARP READ.  Nothing to choose and nothing to price: the
  * list is measured and built.  The checks, errors and counters are those of
  * the planned path (mrcore_io_measure(), mrcore_io_plan_build()); the
- * tracepoint's cost is that of the chain as built.  This is the list of
- * several entries; mrcore_io_init_one_mr() is one.
+ * tracepoint's cost is that of the chain as built.
  */
 static noinline int mrcore_io_init_mr_list(struct rdma_io_ctx *ctx,
 					   const struct mrcore_io_set *set,
@@ -1051,30 +1077,6 @@ static noinline int mrcore_io_init_mr_list(struct rdma_io_ctx *ctx,
 	ret = mrcore_io_measure(ctx);
 	if (unlikely(ret))
 		return ret;
-	return mrcore_io_build_mr_only(ctx, set, read);
-}
-
-/* mrcore_io_init_mr_list() of one DMA entry, which is its own summary. */
-static noinline int mrcore_io_init_one_mr(struct rdma_io_ctx *ctx,
-					  const struct mrcore_io_set *set,
-					  u32 read)
-{
-	u64 addr;
-	u32 len;
-	int ret;
-
-	ret = mrcore_sg_entry(ctx->sg, ctx->sg_offset, &addr, &len);
-	if (unlikely(ret))
-		return ret;
-	ctx->length = len;
-	ret = mrcore_io_check_length(ctx);
-	if (unlikely(ret))
-		return ret;
-	ctx->npages = (PAGE_ALIGN(addr + len) - (addr & PAGE_MASK)) >>
-		      PAGE_SHIFT;
-	ctx->nr_runs = DIV_ROUND_UP(ctx->npages, ctx->pool->info.mr_pages);
-	ctx->sg_last = ctx->sg;
-	ctx->sg_last_len = sg_dma_len(ctx->sg);
 	return mrcore_io_build_mr_only(ctx, set, read);
 }
 
@@ -1164,9 +1166,7 @@ static noinline int mrcore_io_init_mapped(struct rdma_io_ctx *ctx)
 	}
 	mrcore_dma_count_live();
 	if (set->mr_only[read] >= 0)
-		ret = ctx->dma_nents == 1 ?
-		      mrcore_io_init_one_mr(ctx, set, read) :
-		      mrcore_io_init_mr_list(ctx, set, read);
+		ret = mrcore_io_init_mr_list(ctx, set, read);
 	else
 		ret = mrcore_io_init_planned(ctx, set);
 	if (unlikely(ret))
