@@ -725,7 +725,7 @@ static inline int mrcore_io_measure_one(struct rdma_io_ctx *ctx)
 }
 
 /* Measure the list once: what every plan but the shortcut needs. */
-static inline int mrcore_io_measure(struct rdma_io_ctx *ctx)
+static __always_inline int mrcore_io_measure(struct rdma_io_ctx *ctx)
 {
 	struct mrcore_sg_summary sum;
 	int ret;
@@ -1472,8 +1472,8 @@ static noinline void mrcore_io_failed(const struct rdma_io_ctx *ctx,
  * I/O without MRs has none to return (@ctx->nr_mrs is 0).  One body for
  * the two verdicts, each with its own copy (below).
  */
-static inline void mrcore_io_release(struct rdma_io_ctx *ctx,
-				     const struct ib_wc *wc, bool ok)
+static __always_inline void mrcore_io_release(struct rdma_io_ctx *ctx,
+					      const struct ib_wc *wc, bool ok)
 {
 	if (!ok)
 		mrcore_io_failed(ctx, wc);
