@@ -19,5 +19,6 @@
 #include "mrcore_pool.h"
 #include "mrcore_dma.h"
 #include "mrcore_map.h"
+#include "mrcore_io.h"
 
 #endif /* _MRCORE_PRIV_H */

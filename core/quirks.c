@@ -40,7 +40,7 @@ static const struct mrcore_quirk mrcore_quirks[] = {
 	 * siw_check_mem() requires no access right: an lkey-only MR, an rkey
 	 * that grants only WRITE, the PD's DMA lkey all read.  The core's
 	 * answer: on such a device no local key outlives its mapping or its
-	 * I/O (rdma_unmap_mr(), core/io.c).
+	 * I/O (rdma_unmap_mr(), core/io_post.c).
 	 */
 	/*
 	 * siw (6.12, siw_qp_tx.c: siw_qp_prepare_tx()): the payload of an

@@ -48,7 +48,7 @@ static unsigned int keys_of(const struct rdma_io_ctx *ctx,
  * An I/O of @l through pool MRs: frwr forced, but an iWARP READ is left to
  * the pool, whose only candidate for it are the iwarp sinks, so that it
  * takes the path every ULP's iWARP READ takes (core/io.c:
- * mrcore_io_init_mr_list(), mrcore_io_init_one_mr()); forcing would take
+ * mrcore_io_init_mr_list(), mrcore_io_build_mr_only()); forcing would take
  * the planned one.
  */
 static int keys_init(struct kunit *test, struct rdma_io_ctx *ctx,
