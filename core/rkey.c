@@ -563,11 +563,14 @@ EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);
  * The request is finished here if none was posted, else by the
  * completion; the set's work retires it if the invalidation failed.
  * Out of line: the common reply, which killed the request's one key,
- * builds no WR and needs none of this.
+ * builds no WR and needs none of this.  Returns rdma_rkey_req_retire()'s
+ * verdict on the reply, decided before the request can finish.
  */
-static noinline void mrcore_rkey_inv_local(struct rdma_rkey_req *req,
-					   const struct ib_wc *reply_wc)
+static noinline int mrcore_rkey_inv_local(struct rdma_rkey_req *req,
+					  const struct ib_wc *reply_wc)
 {
+	int bogus = reply_wc->wc_flags & IB_WC_WITH_INVALIDATE ?
+		    -EKEYREJECTED : 0;
 	struct ib_send_wr *first = NULL;
 	u32 i;
 	int ret;
@@ -575,8 +578,10 @@ static noinline void mrcore_rkey_inv_local(struct rdma_rkey_req *req,
 	for (i = req->nr_mrs; i-- > 0;) {
 		struct rdma_mr *mr = req->mrs[i];
 
-		if (mrcore_mr_remote_inv(mr, reply_wc))
+		if (mrcore_mr_remote_inv(mr, reply_wc)) {
+			bogus = 0;
 			continue;
+		}
 		mr->cqe = first ? NULL : &req->inv_cqe;
 		ret = rdma_invalidate_mr(mr, &first);
 		mr->cqe = NULL;
@@ -585,15 +590,16 @@ static noinline void mrcore_rkey_inv_local(struct rdma_rkey_req *req,
 	}
 	if (!first) {
 		mrcore_rkey_finish(req);
-		return;
+		return bogus;
 	}
 	ret = mrcore_post_chain(req->set->pool->info.qp, first);
 	if (!ret)
-		return;
+		return bogus;
 	/* In part: the last, signaled WR was not taken. */
 	req->drain |= ret == -EINPROGRESS;
 later:
 	mrcore_rkey_retire_later(req);
+	return bogus;
 }
 
 /**
@@ -621,14 +627,23 @@ later:
  *
  * The request is the core's until its done callback ran.
  *
+ * A reply that says it invalidated a key none of the request's (a peer's
+ * protocol error: the key of another request on the PD, or none at all)
+ * kills nothing of this request: each of its keys is invalidated locally
+ * as above, and the verdict is the caller's to act on (nvme-rdma starts
+ * its error recovery).
+ *
  * Context: Any context.
+ * Return: 0; or -EKEYREJECTED for a successful reply whose
+ * %IB_WC_WITH_INVALIDATE names none of the request's keys.  The request is
+ * retired either way.
  */
-void rdma_rkey_req_retire(struct rdma_rkey_req *req,
-			  const struct ib_wc *reply_wc)
+int rdma_rkey_req_retire(struct rdma_rkey_req *req,
+			 const struct ib_wc *reply_wc)
 {
 	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS) {
 		mrcore_rkey_retire_later(req);
-		return;
+		return 0;
 	}
 	/*
 	 * Every MR of the request is a mapped rkey MR: only the reply's
@@ -638,8 +653,8 @@ void rdma_rkey_req_retire(struct rdma_rkey_req *req,
 	if (likely(req->nr_mrs == 1 &&
 		   mrcore_mr_remote_inv(req->mrs[0], reply_wc))) {
 		mrcore_rkey_finish(req);
-		return;
+		return 0;
 	}
-	mrcore_rkey_inv_local(req, reply_wc);
+	return mrcore_rkey_inv_local(req, reply_wc);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_retire, RDMA_MRCORE);

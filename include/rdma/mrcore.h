@@ -140,8 +140,8 @@ int rdma_rkey_map_pages(struct rdma_rkey_req *req, struct page **pages,
 			u32 offset, u32 len, unsigned int remote_ops, u32 *rkey,
 			u64 *iova, u32 *mapped);
 int rdma_rkey_req_post(struct rdma_rkey_req *req);
-void rdma_rkey_req_retire(struct rdma_rkey_req *req,
-			  const struct ib_wc *reply_wc);
+int rdma_rkey_req_retire(struct rdma_rkey_req *req,
+			 const struct ib_wc *reply_wc);
 
 /*
  * RDMA READ and WRITE helper.  One context is one I/O: the core DMA-maps the

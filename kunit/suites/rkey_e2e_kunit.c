@@ -287,16 +287,18 @@ static const struct ib_wc *rk_reply(struct kunit *test, struct rk_test *t,
 
 /*
  * Retire with @wc (or without a reply) and wait for done: expect @status,
- * every key dead for the attacker, then the MRs back.  A LOCAL_INV or the
+ * every key dead for the attacker, then the MRs back.  Returns the
+ * retire's verdict on the reply.  A LOCAL_INV or the
  * set's work completes the request in another thread: done running in
  * the test's own (within the retire) gave the memory back before the
  * keys died.
  */
-static void rk_retire(struct kunit *test, struct rk_test *t, struct rk_req *r,
-		      const struct ib_wc *wc, int status,
-		      struct mrcore_e2e_buf *mem, const char *what)
+static int rk_retire(struct kunit *test, struct rk_test *t, struct rk_req *r,
+		     const struct ib_wc *wc, int status,
+		     struct mrcore_e2e_buf *mem, const char *what)
 {
-	rdma_rkey_req_retire(&r->rk, wc);
+	int verdict = rdma_rkey_req_retire(&r->rk, wc);
+
 	KUNIT_ASSERT_GT_MSG(test,
 			    wait_for_completion_timeout(&r->done,
 							msecs_to_jiffies(IO_TIMEOUT_MS)),
@@ -308,6 +310,7 @@ static void rk_retire(struct kunit *test, struct rk_test *t, struct rk_req *r,
 	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, mem, what);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set),
 			rdma_rkey_set_size(t->set));
+	return verdict;
 }
 
 /* A scatterlist of 8 scattered pages in one MR; the peer WRITEs it. */
@@ -339,7 +342,7 @@ static void rkey_remote_inv(struct kunit *test)
 	rk_post(test, t, r);
 	rk_peer_moves(test, t, r, &l->buf, true);
 	wc = rk_reply(test, t, true, r->keys[0].key);
-	rdma_rkey_req_retire(&r->rk, wc);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_req_retire(&r->rk, wc), 0);
 	KUNIT_EXPECT_EQ_MSG(test, r->calls, 1,
 			    "the MR did not come back within the retire");
 	KUNIT_EXPECT_PTR_EQ(test, r->task, current);
@@ -347,6 +350,48 @@ static void rkey_remote_inv(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), 2u);
 	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, &l->buf,
 			 "memory of a remotely invalidated request");
+}
+
+/*
+ * A bogus remote invalidation: the reply to one request invalidates the key
+ * of another request still in flight on the PD.  The retire says so
+ * (-EKEYREJECTED, on which nvme-rdma starts its error recovery) and kills
+ * the request's own key all the same, with a LOCAL_INV; the other key is
+ * dead too (the device invalidated it), and its request ends without a
+ * reply.  Both keys served the attacker before.
+ */
+static void rkey_bogus_remote_inv(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 2, 8);
+	struct io_local *l1 = io_local_create(test,
+					      &mrcore_shapes[SHAPE_8_PAGES]);
+	struct io_local *l2 = io_local_create(test,
+					      &mrcore_shapes[SHAPE_8_PAGES]);
+	struct rk_req *other = rk_map_sg(test, t, l2);
+	struct rk_req *r;
+
+	rk_post(test, t, other);
+	rk_attacker_served(test, t, other, &l2->buf, true);
+	r = rk_map_sg(test, t, l1);
+	/* rk_post() but for the reply's Receive, still posted for @other. */
+	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->passive, &t->call_rx));
+	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_req_post(&r->rk));
+	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
+			mrcore_e2e_wait_done(&t->pair->active, &t->call_sent,
+					     IO_TIMEOUT_MS));
+	rk_wait_recv(test, &t->call_rx);
+	rk_peer_moves(test, t, r, &l1->buf, true);
+	KUNIT_EXPECT_EQ(test, rk_retire(test, t, r,
+					rk_reply(test, t, true,
+						 other->keys[0].key),
+					0, &l1->buf,
+					"memory of a request whose reply invalidated another key"),
+			-EKEYREJECTED);
+	keys_expect_dead(test, t->pair, other->keys, other->nr_keys, &l2->buf,
+			 "memory whose key the peer invalidated in another reply");
+	KUNIT_EXPECT_EQ(test, rk_retire(test, t, other, NULL, -EIO, &l2->buf,
+					"memory of a request without a reply"),
+			0);
 }
 
 /*
@@ -610,6 +655,7 @@ static void rkey_batched_replacement(struct kunit *test)
 
 static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_remote_inv),
+	KUNIT_CASE(rkey_bogus_remote_inv),
 	KUNIT_CASE(rkey_local_inv_pages),
 	KUNIT_CASE(rkey_bvec),
 	KUNIT_CASE(rkey_no_reply),
@@ -621,6 +667,7 @@ static struct kunit_case rkey_siw_cases[] = {
 
 static struct kunit_case rkey_rxe_cases[] = {
 	KUNIT_CASE(rkey_remote_inv),
+	KUNIT_CASE(rkey_bogus_remote_inv),
 	KUNIT_CASE(rkey_local_inv_pages),
 	KUNIT_CASE(rkey_bvec),
 	KUNIT_CASE(rkey_no_reply),

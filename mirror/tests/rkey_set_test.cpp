@@ -236,7 +236,7 @@ protected:
 		spent = Spends(uses, n.key, nth, mrs);
 		PostReq(&r);
 		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
-		rdma_rkey_req_retire(&r.rk, &wc);
+		EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 		PollCq();
 		EXPECT_EQ(r.calls, 1);
 		sim::run_work();
@@ -367,7 +367,7 @@ TEST_P(RkeySetTest, RemoteInvalidationGivesTheMrBackAtOnce)
 	ASSERT_EQ(wc.wc_flags, IB_WC_WITH_INVALIDATE);
 	ASSERT_FALSE(KeyLive(local_.hca->dev(), keys[0].key));
 	size_t queued = sim::queued(local_.qp);
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	EXPECT_EQ(r.calls, 1) << "done did not run within the retire";
 	EXPECT_EQ(sim::queued(local_.qp), queued) << "a WR for a dead key";
 	ExpectRetired(r, 0, mem, 2);
@@ -406,7 +406,7 @@ TEST_P(RkeySetTest, KeysRunOutInTheWorkNotInTheMap)
 		keys.push_back(n);
 		PostReq(&r);
 		ib_wc wc = Reply(RemoteInvalidation() ? &n.key : nullptr);
-		rdma_rkey_req_retire(&r.rk, &wc);
+		EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 		PollCq();
 		ASSERT_EQ(r.calls, 1);
 		ASSERT_EQ(r.status, 0);
@@ -552,7 +552,7 @@ TEST_P(RkeySetTest, LocalInvalidationGivesTheMrsBackWithItsCompletion)
 	PeerUses(keys[0], mem, 0, false, 11);
 	PeerUses(keys[1], mem, kMrPages * PAGE_SIZE + 8, true, 12);
 	ib_wc wc = Reply(nullptr);
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	if (SyncInvalidate()) {
 		EXPECT_EQ(r.calls, 1) << "a synchronous invalidation posts nothing";
 	} else {
@@ -587,7 +587,7 @@ TEST_P(RkeySetTest, RemoteAndLocalInvalidationTogether)
 		ExpectAttackerServed(keys[i], mem, i * kMrPages * PAGE_SIZE,
 				     false, 20);
 	ib_wc wc = Reply(&keys[1].key);
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	if (!SyncInvalidate()) {
 		EXPECT_EQ(sim::queued(local_.qp), 2u);
 		EXPECT_EQ(Free(), kMrs - 3);
@@ -599,7 +599,7 @@ TEST_P(RkeySetTest, RemoteAndLocalInvalidationTogether)
 
 // The peer's SEND_WITH_INV names another MR's key of the PD (a bogus
 // remote invalidation): no key of the request counts as dead, each gets
-// its LOCAL_INV.
+// its LOCAL_INV, and the retire says the reply was bogus.
 TEST_P(RkeySetTest, RemoteInvalidationOfAnotherKeyKillsNone)
 {
 	if (!RemoteInvalidation())
@@ -624,7 +624,8 @@ TEST_P(RkeySetTest, RemoteInvalidationOfAnotherKeyKillsNone)
 	ASSERT_EQ(wc.ex.invalidate_rkey, okey);
 	EXPECT_TRUE(KeyLive(local_.hca->dev(), keys[0].key));
 	ExpectAttackerServed(keys[0], mem, 0, true, 30);
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), -EKEYREJECTED)
+		<< "a reply that invalidated another key passed as this one's";
 	sim::drain();
 	PollCq();
 	ExpectRetired(r, 0, mem, 31);
@@ -666,7 +667,7 @@ TEST_P(RkeySetTest, FailedReplyKillsTheKeysInTheWork)
 	wc.status = IB_WC_WR_FLUSH_ERR;
 	wc.wc_flags = IB_WC_WITH_INVALIDATE;
 	wc.ex.invalidate_rkey = keys[0].key;
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	ExpectRetired(r, -EIO, mem, 51);
 }
 
@@ -683,7 +684,7 @@ TEST_P(RkeySetTest, FailedLocalInvalidationKillsTheKeysInTheWork)
 	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_WRITE);
 	ExpectAttackerServed(keys[0], mem, 0, true, 60);
 	ib_wc wc = Reply(nullptr);
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	sim::set_qp_error(local_.qp);
 	sim::drain();
 	PollCq();
@@ -785,7 +786,7 @@ TEST_P(RkeySetTest, ExhaustionAndTheRequestLimit)
 	EXPECT_EQ(b.rk.nr_mrs, 0u);
 	PostReq(&a);
 	ib_wc wc = Reply(nullptr);
-	rdma_rkey_req_retire(&a.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&a.rk, &wc), 0);
 	sim::drain();
 	PollCq();
 	EXPECT_EQ(a.calls, 1);
@@ -895,7 +896,7 @@ TEST_P(RkeySetTest, BvecsAreSplitIntoOneMrEach)
 	for (size_t i = 0; i < keys.size(); i++)
 		PeerUses(keys[i], mem, want[i].off, true, 121 + i);
 	ib_wc wc = Reply(RemoteInvalidation() ? &keys[2].key : nullptr);
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	sim::drain();
 	PollCq();
 	ExpectRetired(r, 0, mem, 131);
@@ -956,7 +957,7 @@ TEST_P(RkeySetTest, BadInput)
 	EXPECT_EQ(rdma_rkey_req_post(&r.rk), -EINVAL) << "nothing to post";
 	// Nothing mapped: a reply completes the request at once.
 	ib_wc wc{};
-	rdma_rkey_req_retire(&r.rk, &wc);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
 	EXPECT_EQ(r.calls, 1);
 	EXPECT_EQ(r.status, 0);
 }
