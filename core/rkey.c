@@ -16,9 +16,10 @@
  *    the MRs come back in its completion;
  *  - without a reply (error, timeout, lost connection), or when the
  *    invalidation failed, the set's work drains the send queue if the
- *    request was posted in part, then deregisters and replaces each MR's
- *    device MR (mrcore_pool_kill_return()), which kills its key whatever
- *    state it was in, and completes the request with -EIO.
+ *    request was posted in part or its LOCAL_INVs were refused, then
+ *    deregisters and replaces each MR's device MR
+ *    (mrcore_pool_kill_return()), which kills its key whatever state it
+ *    was in, and completes the request with -EIO.
  *
  * An MR whose device MR has handed out its %MRCORE_KEY_USES keys is not
  * given back free but quarantined: the pool's work gives it a new device
@@ -595,8 +596,12 @@ static noinline int mrcore_rkey_inv_local(struct rdma_rkey_req *req,
 	ret = mrcore_post_chain(req->set->pool->info.qp, first);
 	if (!ret)
 		return bogus;
-	/* In part: the last, signaled WR was not taken. */
-	req->drain |= ret == -EINPROGRESS;
+	/*
+	 * Refused, whole or in part: the send queue may hold WRs not run
+	 * yet, the request's registrations among them if the completion
+	 * was not the peer's reply.  Drained before any MR goes.
+	 */
+	req->drain = true;
 later:
 	mrcore_rkey_retire_later(req);
 	return bogus;
@@ -617,13 +622,14 @@ later:
  * invalidates synchronously), else from that completion.
  *
  * Without a reply, or if the invalidation could not be posted or failed,
- * the set's work drains the send queue if the request's post was partial,
- * then deregisters every MR of the request, which kills its key whatever
- * happened, gives it a new device MR, releases the memory, and calls done
- * with -EIO.  No WR of the request may still be queued then (the reply's
- * arrival, or the completion of the ULP's Send, says the registrations
- * ran; otherwise drain or destroy the QP first), except after a partial
- * post, which the work drains itself.
+ * the set's work drains the send queue if the request's post was partial
+ * or the invalidation's post was refused, then deregisters every MR of
+ * the request, which kills its key whatever happened, gives it a new
+ * device MR, releases the memory, and calls done with -EIO.  No WR of the
+ * request may still be queued then (the reply's arrival, or the
+ * completion of the ULP's Send, says the registrations ran; otherwise
+ * drain or destroy the QP first), except after a partial post or a
+ * refused invalidation, which the work drains itself.
  *
  * The request is the core's until its done callback ran.
  *

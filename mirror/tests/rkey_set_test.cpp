@@ -692,6 +692,29 @@ TEST_P(RkeySetTest, FailedLocalInvalidationKillsTheKeysInTheWork)
 	ExpectRetired(r, -EIO, mem, 61);
 }
 
+// The LOCAL_INV chain is refused whole (a send queue full): the queue may
+// still hold the request's registration, if the completion the retire got
+// was not the peer's reply (xprtrdma's RPC that ends without one).  The
+// work drains the send queue before it deregisters the MRs, as after a
+// partial post.
+TEST_P(RkeySetTest, RefusedLocalInvalidationIsDrainedThenRetired)
+{
+	if (SyncInvalidate())
+		GTEST_SKIP() << "no LOCAL_INV: the backend invalidates synchronously";
+	Buffer mem(kMrPages);
+	std::vector<Named> keys;
+	TestReq r;
+
+	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_WRITE);
+	ExpectAttackerServed(keys[0], mem, 0, true, 65);
+	ib_wc wc = Reply(nullptr);
+	ASSERT_EQ(rdma_mrcore_fault_arm("post_send", 0, 1), 0);
+	EXPECT_EQ(rdma_rkey_req_retire(&r.rk, &wc), 0);
+	rdma_mrcore_fault_arm("post_send", 0, 0);
+	ExpectRetired(r, -EIO, mem, 66);
+	EXPECT_TRUE(sim::qp_in_error(local_.qp)) << "the send queue was not drained";
+}
+
 // Mapped, never posted: retired without a reply.  The registration never
 // ran, so no key lived to serve a control; ExpectAllDead() shows the
 // attacker's reach before each refusal.
