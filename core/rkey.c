@@ -6,7 +6,7 @@
  * A set is a pool (core/pool.c) of rkey-role MRs of one size.  A request
  * (struct rdma_rkey_req, embedded by the ULP) takes MRs from it, maps each
  * as rdma_map_sg_rkey() would and chains the registrations before the
- * ULP's Send.  It is retired in one of three ways, and in each the keys are
+ * ULP's Send.  It is retired in one of four ways, and in each the keys are
  * dead before the memory and the MRs are given back and the request's done
  * callback runs:
  *
@@ -14,6 +14,8 @@
  *    rdma_mr_check_remote_inv()) is dead already;
  *  - the other keys get one chain of LOCAL_INVs whose last WR is signaled:
  *    the MRs come back in its completion;
+ *  - a request never posted (or its post refused whole) has no key that
+ *    ever lived: its MRs come back at once, without a new device MR;
  *  - without a reply (error, timeout, lost connection), or when the
  *    invalidation failed, the set's work drains the send queue if the
  *    request was posted in part or its LOCAL_INVs were refused, then
@@ -111,6 +113,27 @@ static void mrcore_rkey_finish(struct rdma_rkey_req *req)
 	}
 	mrcore_rkey_release(req);
 	req->done(req, 0);
+}
+
+/*
+ * A request whose chain the driver never took: none of its registrations
+ * ran, so each MR's key, rotated in the MR but never registered, was never
+ * valid, and the MR is as clean as when it was taken.  Given back at once,
+ * without the device MR replacement a key of unknown state needs.  Not
+ * where the backend maps synchronously (%RDMA_IO_SYNC_MAP): the map itself
+ * made those keys valid.
+ */
+static bool mrcore_rkey_never_posted(struct rdma_rkey_req *req)
+{
+	u32 i;
+
+	if (req->posted ||
+	    (req->set->pool->mr_backend->io_flags & RDMA_IO_SYNC_MAP))
+		return false;
+	for (i = 0; i < req->nr_mrs; i++)
+		req->mrs[i]->state = RDMA_MR_INVALID;
+	mrcore_rkey_finish(req);
+	return true;
 }
 
 static void mrcore_rkey_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -262,6 +285,7 @@ void rdma_rkey_req_init(struct rdma_rkey_req *req, struct rdma_rkey_set *set,
 	req->nr_mrs = 0;
 	req->built = 0;
 	req->drain = false;
+	req->posted = false;
 	req->inv_cqe.done = mrcore_rkey_inv_done;
 	/* @entry needs no init: it is only ever added to the set's list. */
 }
@@ -552,6 +576,7 @@ int rdma_rkey_req_post(struct rdma_rkey_req *req)
 		return -EINVAL;
 	ret = mrcore_post_chain(req->set->pool->info.qp, req->first);
 	req->drain = ret == -EINPROGRESS;
+	req->posted = !ret || req->drain;
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);
@@ -629,7 +654,11 @@ later:
  * request may still be queued then (the reply's arrival, or the
  * completion of the ULP's Send, says the registrations ran; otherwise
  * drain or destroy the QP first), except after a partial post or a
- * refused invalidation, which the work drains itself.
+ * refused invalidation, which the work drains itself.  A request whose
+ * chain the driver never took (never posted, or its post refused whole)
+ * has no key that ever lived: without a reply its MRs come back at once
+ * and done runs here with 0, unless its backend maps synchronously
+ * (FMR), whose map made the keys valid.
  *
  * The request is the core's until its done callback ran.
  *
@@ -648,7 +677,8 @@ int rdma_rkey_req_retire(struct rdma_rkey_req *req,
 			 const struct ib_wc *reply_wc)
 {
 	if (!reply_wc || reply_wc->status != IB_WC_SUCCESS) {
-		mrcore_rkey_retire_later(req);
+		if (!mrcore_rkey_never_posted(req))
+			mrcore_rkey_retire_later(req);
 		return 0;
 	}
 	/*

@@ -104,6 +104,8 @@ struct rdma_rkey_set;
  *	which it frees with the MR.
  * @drain: the driver took the request's chain only in part: the send
  *	queue is drained before the MRs are deregistered.
+ * @posted: the driver took the request's chain, or a part of it: its
+ *	registrations may have run.
  * @inv_cqe: completion entry of the last local invalidation.
  * @entry: linkage on the set's list of requests to retire by
  *	deregistration.
@@ -117,6 +119,7 @@ struct rdma_rkey_req {
 	struct scatterlist *sgl[RDMA_RKEY_REQ_MAX_MRS];
 	u8 built;
 	bool drain;
+	bool posted;
 	struct ib_cqe inv_cqe;
 	struct list_head entry;
 };

@@ -381,17 +381,25 @@ static void rkey_bogus_remote_inv(struct kunit *test)
 					     IO_TIMEOUT_MS));
 	rk_wait_recv(test, &t->call_rx);
 	rk_peer_moves(test, t, r, &l1->buf, true);
-	KUNIT_EXPECT_EQ(test, rk_retire(test, t, r,
-					rk_reply(test, t, true,
-						 other->keys[0].key),
-					0, &l1->buf,
-					"memory of a request whose reply invalidated another key"),
+	KUNIT_EXPECT_EQ(test, rdma_rkey_req_retire(&r->rk,
+						   rk_reply(test, t, true,
+							    other->keys[0].key)),
 			-EKEYREJECTED);
+	/* rk_retire() but for the MRs back: @other still holds its own. */
+	KUNIT_ASSERT_GT_MSG(test,
+			    wait_for_completion_timeout(&r->done,
+							msecs_to_jiffies(IO_TIMEOUT_MS)),
+			    0, "the request was never done");
+	KUNIT_EXPECT_EQ(test, r->status, 0);
+	KUNIT_EXPECT_EQ(test, r->calls, 1);
+	KUNIT_EXPECT_PTR_NE_MSG(test, r->task, current,
+				"done ran within the retire, before the LOCAL_INV");
+	keys_expect_dead(test, t->pair, r->keys, r->nr_keys, &l1->buf,
+			 "memory of a request whose reply invalidated another key");
 	keys_expect_dead(test, t->pair, other->keys, other->nr_keys, &l2->buf,
 			 "memory whose key the peer invalidated in another reply");
-	KUNIT_EXPECT_EQ(test, rk_retire(test, t, other, NULL, -EIO, &l2->buf,
-					"memory of a request without a reply"),
-			0);
+	rk_retire(test, t, other, NULL, -EIO, &l2->buf,
+		  "memory of a request without a reply");
 }
 
 /*
@@ -520,7 +528,7 @@ static int rk_map_page(struct rk_req *r, struct io_local *l)
 /*
  * A set of RK_MAX_KEYS + 1 MRs: a request holds at most RK_MAX_KEYS
  * (-EMSGSIZE), the next takes the last MR, then the set is empty
- * (-EAGAIN).  Retired unposted, every MR comes back.
+ * (-EAGAIN).  Retired unposted, every MR comes back at once.
  */
 static void rkey_exhaustion(struct kunit *test)
 {
@@ -541,8 +549,9 @@ static void rkey_exhaustion(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		rdma_rkey_req_retire(&r[i].rk, NULL);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), RK_MAX_KEYS + 1);
-	KUNIT_EXPECT_EQ(test, r[0].status, -EIO);
-	KUNIT_EXPECT_EQ(test, r[1].status, -EIO);
+	/* Never posted: no key lived, each MR back within the retire. */
+	KUNIT_EXPECT_EQ(test, r[0].status, 0);
+	KUNIT_EXPECT_EQ(test, r[1].status, 0);
 }
 
 /*
@@ -611,6 +620,47 @@ static u32 rk_command(struct kunit *test, struct rk_test *t, struct rk_req *r,
 }
 
 /*
+ * Mapped but never posted, or its post refused whole (the fault point
+ * post_send): no registration ran, so the key never lived.  Retired
+ * without a reply, the MR comes back within the retire with 0 and no
+ * device MR is replaced; the attacker is refused through the key.
+ */
+static void rkey_never_posted(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, 2, 8);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_8_PAGES]);
+	u64 recycled0 = rk_recycled(test, t);
+	unsigned int refused;
+	int ret;
+
+	ret = kunit_add_action_or_reset(test, rk_disarm, (void *)"post_send");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (refused = 0; refused < 2; refused++) {
+		struct rk_req *r = rk_map_sg(test, t, l);
+
+		if (refused) {
+			KUNIT_ASSERT_EQ(test, 0,
+					rdma_mrcore_fault_arm("post_send", 0, 1));
+			ret = rdma_rkey_req_post(&r->rk);
+			rdma_mrcore_fault_arm("post_send", 0, 0);
+			KUNIT_ASSERT_LT(test, ret, 0);
+			KUNIT_ASSERT_NE(test, ret, -EINPROGRESS);
+		}
+		KUNIT_EXPECT_EQ(test, rdma_rkey_req_retire(&r->rk, NULL), 0);
+		KUNIT_EXPECT_EQ_MSG(test, r->calls, 1,
+				    "not given back within the retire");
+		KUNIT_EXPECT_EQ(test, r->status, 0);
+		keys_expect_dead(test, t->pair, r->keys, r->nr_keys, &l->buf,
+				 refused ? "memory of a request whose post was refused" :
+					   "memory of a request never posted");
+		KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), 2u);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, rk_recycled(test, t), recycled0,
+			    "a device MR replaced for a key that never lived");
+}
+
+/*
  * A set of 32 MRs has its device MRs replaced two at a time (a sixteenth
  * of the set): commands whose replies invalidate their key, until three
  * device MRs handed out their last key.  The first waits in the quarantine
@@ -661,6 +711,7 @@ static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_no_reply),
 	KUNIT_CASE(rkey_partial_post),
 	KUNIT_CASE(rkey_exhaustion),
+	KUNIT_CASE(rkey_never_posted),
 	KUNIT_CASE(rkey_batched_replacement),
 	{}
 };
@@ -673,6 +724,7 @@ static struct kunit_case rkey_rxe_cases[] = {
 	KUNIT_CASE(rkey_no_reply),
 	KUNIT_CASE(rkey_partial_post),
 	KUNIT_CASE(rkey_exhaustion),
+	KUNIT_CASE(rkey_never_posted),
 	KUNIT_CASE(rkey_batched_replacement),
 	{}
 };

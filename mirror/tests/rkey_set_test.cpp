@@ -715,18 +715,42 @@ TEST_P(RkeySetTest, RefusedLocalInvalidationIsDrainedThenRetired)
 	EXPECT_TRUE(sim::qp_in_error(local_.qp)) << "the send queue was not drained";
 }
 
-// Mapped, never posted: retired without a reply.  The registration never
-// ran, so no key lived to serve a control; ExpectAllDead() shows the
-// attacker's reach before each refusal.
-TEST_P(RkeySetTest, NeverPostedIsRetiredByTheWork)
+// Mapped and never posted, or its post refused whole: retired without a
+// reply.  No registration ran, so no key lived (ExpectAllDead() shows the
+// attacker's reach before each refusal): the MRs come back within the
+// retire, clean, and no device MR is replaced.  FMR maps synchronously:
+// its key lived, and the work kills it by deregistration.
+TEST_P(RkeySetTest, NeverPostedIsGivenBackAtOnce)
 {
-	Buffer mem(kMrPages);
-	std::vector<Named> keys;
-	TestReq r;
+	ib_device *dev = local_.hca->dev();
 
-	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_READ, false);
-	rdma_rkey_req_retire(&r.rk, nullptr);
-	ExpectRetired(r, -EIO, mem, 71);
+	for (bool refused : {false, true}) {
+		SCOPED_TRACE(refused ? "post refused whole" : "never posted");
+		Buffer mem(kMrPages);
+		std::vector<Named> keys;
+		TestReq r;
+		u64 recycled0 = 0, now = 0;
+
+		ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled",
+						     &recycled0), 0);
+		StartOne(&r, &keys, mem, RDMA_MR_REMOTE_READ, false);
+		if (refused) {
+			ASSERT_EQ(rdma_mrcore_fault_arm("post_send", 0, 1), 0);
+			int ret = rdma_rkey_req_post(&r.rk);
+			rdma_mrcore_fault_arm("post_send", 0, 0);
+			ASSERT_LT(ret, 0);
+			ASSERT_NE(ret, -EINPROGRESS);
+		}
+		rdma_rkey_req_retire(&r.rk, nullptr);
+		if (SyncInvalidate()) {
+			ExpectRetired(r, -EIO, mem, 71 + refused);
+			continue;
+		}
+		EXPECT_EQ(r.calls, 1) << "not given back within the retire";
+		ExpectRetired(r, 0, mem, 71 + refused);
+		ASSERT_EQ(rdma_mrcore_device_counter(dev, "mr_recycled", &now), 0);
+		EXPECT_EQ(now, recycled0) << "a device MR replaced for a key that never lived";
+	}
 }
 
 // The driver took the registration, not the rest (-EINPROGRESS): the
@@ -834,7 +858,8 @@ TEST_P(RkeySetTest, ExhaustionAndTheRequestLimit)
 				   &key, &iova), -EMSGSIZE);
 	rdma_rkey_req_retire(&c.rk, nullptr);
 	EXPECT_EQ(rdma_rkey_set_drain(big), RDMA_RKEY_REQ_MAX_MRS + 1);
-	EXPECT_EQ(c.status, -EIO);
+	// Never posted: no key lived but FMR's, killed by deregistration.
+	EXPECT_EQ(c.status, SyncInvalidate() ? -EIO : 0);
 	rdma_rkey_set_destroy(big);
 }
 
