@@ -150,16 +150,22 @@ static void rk_wait_recv(struct kunit *test, struct keys_recv *rx)
 	KUNIT_ASSERT_EQ(test, rx->wc.status, IB_WC_SUCCESS);
 }
 
-/* Both Receives, then the registrations and the call; the peer has it. */
-static void rk_post(struct kunit *test, struct rk_test *t, struct rk_req *r)
+/* The peer's Receive, then the registrations and the call; it has it. */
+static void rk_call(struct kunit *test, struct rk_test *t, struct rk_req *r)
 {
 	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->passive, &t->call_rx));
-	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->active, &t->reply_rx));
 	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_req_post(&r->rk));
 	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
 			mrcore_e2e_wait_done(&t->pair->active, &t->call_sent,
 					     IO_TIMEOUT_MS));
 	rk_wait_recv(test, &t->call_rx);
+}
+
+/* The Receive of the reply, then the call (rk_call()). */
+static void rk_post(struct kunit *test, struct rk_test *t, struct rk_req *r)
+{
+	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->active, &t->reply_rx));
+	rk_call(test, t, r);
 }
 
 /* Byte k of @buf is byte @at + k of the pattern of @seed. */
@@ -373,13 +379,8 @@ static void rkey_bogus_remote_inv(struct kunit *test)
 	rk_post(test, t, other);
 	rk_attacker_served(test, t, other, &l2->buf, true);
 	r = rk_map_sg(test, t, l1);
-	/* rk_post() but for the reply's Receive, still posted for @other. */
-	KUNIT_ASSERT_EQ(test, 0, rk_post_recv(&t->pair->passive, &t->call_rx));
-	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_req_post(&r->rk));
-	KUNIT_ASSERT_EQ(test, IB_WC_SUCCESS,
-			mrcore_e2e_wait_done(&t->pair->active, &t->call_sent,
-					     IO_TIMEOUT_MS));
-	rk_wait_recv(test, &t->call_rx);
+	/* The reply's Receive is still posted, for @other. */
+	rk_call(test, t, r);
 	rk_peer_moves(test, t, r, &l1->buf, true);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_req_retire(&r->rk,
 						   rk_reply(test, t, true,
