@@ -33,6 +33,7 @@ static const char *const mrcore_stat_names[MRCORE_STAT_NR] = {
 	[MRCORE_STAT_IO_ALLOCS] = "io_allocs",
 	[MRCORE_STAT_MR_RECYCLED] = "mr_recycled",
 	[MRCORE_STAT_POOL_SHRUNK] = "pool_shrunk",
+	[MRCORE_STAT_POOL_GROWN] = "pool_grown",
 	[MRCORE_STAT_MR_INDEX_REFUSED] = "mr_index_refused",
 	[MRCORE_STAT_INV_LOCAL] = "invalidate_local",
 	[MRCORE_STAT_INV_REMOTE] = "invalidate_remote",

@@ -42,6 +42,8 @@ u32 mrcore_dev_mr_page_weight(const struct ib_device *dev);
  *	%MRCORE_KEY_USES keys.
  * @MRCORE_STAT_POOL_SHRUNK: pool MRs freed for good because no new device
  *	MR could be allocated to replace theirs: the pool shrank by one.
+ * @MRCORE_STAT_POOL_GROWN: MRs a pool whose MRs come on demand added
+ *	(%RDMA_IO_POOL_MRS_ON_DEMAND).
  * @MRCORE_STAT_MR_INDEX_REFUSED: new device MRs deregistered unused because
  *	the core had given their index back too recently (core/mrindex.c).
  * @MRCORE_STAT_INV_LOCAL: keys killed by a WR of ours (LOCAL_INV, or a
@@ -73,6 +75,7 @@ enum mrcore_stat {
 	MRCORE_STAT_IO_ALLOCS,
 	MRCORE_STAT_MR_RECYCLED,
 	MRCORE_STAT_POOL_SHRUNK,
+	MRCORE_STAT_POOL_GROWN,
 	MRCORE_STAT_MR_INDEX_REFUSED,
 	MRCORE_STAT_INV_LOCAL,
 	MRCORE_STAT_INV_REMOTE,

@@ -149,12 +149,17 @@ void mrcore_stash_put(struct mrcore_io_stash *st, void *block);
  *	their next registration kills it, at the price of a WR.
  * @quarantine: MRs waiting for @recycle_work to replace their device MRs.
  * @nr_total: MRs the pool owns, wherever they are.
+ * @nr_target: MRs it may own: @nr_total, or more in a pool whose MRs come
+ *	on demand (%RDMA_IO_POOL_MRS_ON_DEMAND), which @recycle_work adds a
+ *	batch at a time when a take finds too few free.
+ * @role: the role of its MRs, for those added later.
  * @nr_free: MRs on @clean and @stale.
  * @nr_clean: MRs on @clean.
  * @nr_quarantined: MRs on @quarantine.
  * @recycle_batch: MRs @quarantine gathers before @recycle_work is queued,
  *	while the pool has as many free (mrcore_pool_return_slow()).
- * @recycle_work: deregisters and replaces the MRs on @quarantine.
+ * @recycle_work: deregisters and replaces the MRs on @quarantine, then
+ *	adds MRs up to @nr_target.
  * @io: the resolved backends, for as long as @io_gen is current.
  * @io_gen: the registry generation @io was resolved at; 0 to resolve again.
  * @io_sets: every set resolved for this pool, freed with it.
@@ -191,6 +196,8 @@ struct rdma_io_pool {
 	struct list_head stale;
 	struct list_head quarantine;
 	u32 nr_total;
+	u32 nr_target;
+	enum rdma_mr_role role;
 	u32 nr_free;
 	u32 nr_clean;
 	u32 nr_quarantined;
@@ -215,7 +222,8 @@ struct rdma_io_pool {
 };
 
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
-				       u32 mr_pages, enum rdma_mr_role role);
+				       u32 mr_pages, enum rdma_mr_role role,
+				       bool on_demand);
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
 void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
 struct rdma_mr *mrcore_pool_miss(struct rdma_io_pool *pool, u32 free,
@@ -295,7 +303,7 @@ static inline struct rdma_mr *mrcore_pool_next(struct rdma_io_pool *pool)
  *
  * Context: Any context.
  * Return: the MR, or an ERR_PTR() (counted as by mrcore_pool_take()):
- * -EAGAIN if none is free now, -E2BIG if the pool has none left at all.
+ * -EAGAIN if none is free now, -E2BIG if the pool may have none at all.
  */
 static inline struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
 {
@@ -306,7 +314,7 @@ static inline struct rdma_mr *mrcore_pool_take_one(struct rdma_io_pool *pool)
 	if (unlikely(!pool->nr_free ||
 		     mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY))) {
 		u32 free = pool->nr_free;
-		int ret = pool->nr_total ? -EAGAIN : -E2BIG;
+		int ret = pool->nr_target ? -EAGAIN : -E2BIG;
 
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return mrcore_pool_miss(pool, free, ret);

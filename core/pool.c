@@ -194,7 +194,9 @@ static void mrcore_pool_shrink(struct rdma_io_pool *pool, int err)
 	u32 total, free;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	total = --pool->nr_total;
+	total = pool->nr_total - 1;
+	WRITE_ONCE(pool->nr_total, total);
+	WRITE_ONCE(pool->nr_target, pool->nr_target - 1);
 	free = pool->nr_free;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_SHRUNK);
@@ -202,6 +204,60 @@ static void mrcore_pool_shrink(struct rdma_io_pool *pool, int err)
 				"QP %u: no device MR to replace a recycled MR's (error %d): the MR pool shrinks from %u to %u MRs (%u free)\n",
 				pool->info.qp->qp_num, err, total + 1, total,
 				free);
+}
+
+/*
+ * Allocate @n MRs of @pool's size and role onto its clean list.  Returns 0,
+ * or the error of the first that could not be had; those before it stay.
+ */
+static int mrcore_pool_add(struct rdma_io_pool *pool, u32 n)
+{
+	unsigned long flags;
+
+	while (n--) {
+		struct rdma_mr *mr = rdma_create_mr(pool->info.pd, pool->mr_pages,
+						    pool->role);
+
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		mr->pool = pool;
+		/* The first MR says which backend serves the pool. */
+		if (!pool->mr_backend)
+			pool->mr_backend = mr->ops;
+		spin_lock_irqsave(&pool->lock, flags);
+		list_add_tail(&mr->pool_entry, &pool->clean);
+		WRITE_ONCE(pool->nr_total, pool->nr_total + 1);
+		pool->nr_free++;
+		pool->nr_clean++;
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	return 0;
+}
+
+/*
+ * A pool whose MRs come on demand, below its target after a take found too
+ * few free: a batch more.  If the device gives no more, the pool keeps what
+ * it has, for good (said once, rate-limited): its I/Os fall back to plans
+ * without MRs as they did until now.
+ */
+static void mrcore_pool_grow(struct rdma_io_pool *pool)
+{
+	u32 total = READ_ONCE(pool->nr_total);
+	u32 n = min(pool->recycle_batch, READ_ONCE(pool->nr_target) - total);
+	unsigned long flags;
+	int ret;
+
+	ret = mrcore_pool_add(pool, n);
+	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_GROWN,
+			     READ_ONCE(pool->nr_total) - total);
+	if (!ret)
+		return;
+	spin_lock_irqsave(&pool->lock, flags);
+	WRITE_ONCE(pool->nr_target, pool->nr_total);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	mrcore_warn_ratelimited(pool->info.dev,
+				"QP %u: no more MRs on demand (error %d): the MR pool stays at %u MRs\n",
+				pool->info.qp->qp_num, ret, pool->nr_total);
 }
 
 static void mrcore_pool_recycle_work(struct work_struct *work)
@@ -233,6 +289,8 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		pool->nr_clean++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
+	if (READ_ONCE(pool->nr_total) < READ_ONCE(pool->nr_target))
+		mrcore_pool_grow(pool);
 }
 
 /*
@@ -579,9 +637,11 @@ unlock:
 /**
  * mrcore_pool_alloc() - a pool of MRs of one role and size on a QP
  * @qp: the QP; its PD is the MRs'.
- * @nr_mrs: MRs to create.
+ * @nr_mrs: MRs the pool may own.
  * @mr_pages: pages each maps at most.
  * @role: their role: lkey for the READ/WRITE helper, rkey for an rkey set.
+ * @on_demand: create one MR now, the rest as takes find too few free
+ *	(mrcore_pool_grow()); else all @nr_mrs now.
  *
  * The pool's lists, lock and recycle work, and its MRs, all clean.  What
  * the READ/WRITE helper needs besides (port, transport, weights) is
@@ -592,10 +652,10 @@ unlock:
  * rdma_create_mr().  On error nothing is left allocated.
  */
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
-				       u32 mr_pages, enum rdma_mr_role role)
+				       u32 mr_pages, enum rdma_mr_role role,
+				       bool on_demand)
 {
 	struct rdma_io_pool *pool;
-	u32 i;
 	int ret;
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
@@ -618,20 +678,13 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 	INIT_WORK(&pool->recycle_work, mrcore_pool_recycle_work);
 
 	pool->mr_pages = mr_pages;
-	for (i = 0; i < nr_mrs; i++) {
-		struct rdma_mr *mr = rdma_create_mr(qp->pd, mr_pages, role);
-
-		if (IS_ERR(mr)) {
-			ret = PTR_ERR(mr);
-			mrcore_pool_free(pool);
-			return ERR_PTR(ret);
-		}
-		pool->mr_backend = mr->ops;
-		mr->pool = pool;
-		list_add_tail(&mr->pool_entry, &pool->clean);
-		pool->nr_total++;
-		pool->nr_free++;
-		pool->nr_clean++;
+	pool->role = role;
+	pool->nr_target = nr_mrs;
+	/* One MR at least: it tells which backend serves the pool. */
+	ret = mrcore_pool_add(pool, on_demand ? min(nr_mrs, 1U) : nr_mrs);
+	if (ret) {
+		mrcore_pool_free(pool);
+		return ERR_PTR(ret);
 	}
 	pool->recycle_batch = clamp_t(u32, nr_mrs / MRCORE_RECYCLE_POOL_SHARE,
 				      1, MRCORE_RECYCLE_BATCH);
@@ -674,6 +727,73 @@ static void mrcore_pool_size_mem(struct rdma_io_pool *pool, u32 max_ctxs,
 }
 
 /**
+ * rdma_io_pool_create_flags() - the MR pool of a QP, with options
+ * @qp: the QP the I/Os will be posted on.
+ * @port_num: the port it uses.
+ * @max_ctxs: I/Os in flight at once.
+ * @max_pages: pages of the largest I/O.
+ * @flags: %RDMA_IO_POOL_MRS_ON_DEMAND, or 0 (rdma_io_pool_create()).
+ *
+ * With %RDMA_IO_POOL_MRS_ON_DEMAND, on a transport that moves every I/O
+ * without MRs if it must (InfiniBand, RoCE: not iWARP, whose READs land in
+ * MRs), the pool starts with one MR and grows towards the MRs it may own
+ * (@max_ctxs * rdma_io_mr_factor()) a batch at a time, from a work item,
+ * as I/Os find too few free; until then such an I/O takes a plan without
+ * MRs (``pool_fallbacks``).  A ULP with a QP per connection or per queue
+ * that rarely registers, as rdma_rw registers nothing there, so allocates
+ * no MRs it does not use.  On iWARP the flag changes nothing.  MRs added
+ * are counted as ``pool_grown``; rdma_io_pool_drain() waits for a batch
+ * under way.
+ *
+ * Context: Process context; may sleep.
+ * Return: as rdma_io_pool_create(); -EINVAL for an unknown flag.
+ */
+struct rdma_io_pool *rdma_io_pool_create_flags(struct ib_qp *qp, u32 port_num,
+					       u32 max_ctxs, u32 max_pages,
+					       u32 flags)
+{
+	struct mrcore_access access;
+	struct rdma_io_pool *pool;
+	u32 mr_pages, nr;
+	bool on_demand;
+	int ret;
+
+	if (!qp || !max_ctxs || !max_pages ||
+	    (flags & ~RDMA_IO_POOL_MRS_ON_DEMAND))
+		return ERR_PTR(-EINVAL);
+
+	mr_pages = mrcore_mr_pages(qp->device);
+	if (check_mul_overflow(max_ctxs,
+			       mrcore_pool_factor(mr_pages, max_pages), &nr))
+		return ERR_PTR(-EOVERFLOW);
+	/* A driver that does not say (max_mr 0) is left to fail the alloc. */
+	if (qp->device->attrs.max_mr > 0 && nr > (u32)qp->device->attrs.max_mr)
+		return ERR_PTR(-E2BIG);
+	on_demand = (flags & RDMA_IO_POOL_MRS_ON_DEMAND) &&
+		    !rdma_protocol_iwarp(qp->device, port_num);
+	pool = mrcore_pool_alloc(qp, nr, mr_pages, RDMA_MR_ROLE_LKEY,
+				 on_demand);
+	if (IS_ERR(pool))
+		return pool;
+	pool->info.port_num = port_num;
+	pool->info.iwarp = rdma_protocol_iwarp(qp->device, port_num);
+	pool->kill_local_keys = mrcore_dev_unchecked_remote_read(qp->device);
+	pool->signal_writes = mrcore_dev_unsignaled_zcopy(qp->device);
+	pool->read_inv = rdma_cap_read_inv(qp->device, port_num);
+	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_READ_SINK, &access);
+	pool->sink_access = ret ? 0 : access.ib_access;
+	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_WRITE_SRC, &access);
+	pool->src_access = ret ? 0 : access.ib_access;
+	pool->info.mr_pages = pool->nr_total ? pool->mr_pages : 0;
+	mrcore_io_weights(qp->device, port_num,
+			  pool->nr_total ? pool->mr_backend : NULL,
+			  &pool->info.weights);
+	mrcore_pool_size_mem(pool, max_ctxs, max_pages);
+	return pool;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create_flags, RDMA_MRCORE);
+
+/**
  * rdma_io_pool_create() - the MR pool of a QP
  * @qp: the QP the I/Os will be posted on.
  * @port_num: the port it uses.
@@ -699,39 +819,7 @@ static void mrcore_pool_size_mem(struct rdma_io_pool *pool, u32 max_ctxs,
 struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 					 u32 max_ctxs, u32 max_pages)
 {
-	struct mrcore_access access;
-	struct rdma_io_pool *pool;
-	u32 mr_pages, nr;
-	int ret;
-
-	if (!qp || !max_ctxs || !max_pages)
-		return ERR_PTR(-EINVAL);
-
-	mr_pages = mrcore_mr_pages(qp->device);
-	if (check_mul_overflow(max_ctxs,
-			       mrcore_pool_factor(mr_pages, max_pages), &nr))
-		return ERR_PTR(-EOVERFLOW);
-	/* A driver that does not say (max_mr 0) is left to fail the alloc. */
-	if (qp->device->attrs.max_mr > 0 && nr > (u32)qp->device->attrs.max_mr)
-		return ERR_PTR(-E2BIG);
-	pool = mrcore_pool_alloc(qp, nr, mr_pages, RDMA_MR_ROLE_LKEY);
-	if (IS_ERR(pool))
-		return pool;
-	pool->info.port_num = port_num;
-	pool->info.iwarp = rdma_protocol_iwarp(qp->device, port_num);
-	pool->kill_local_keys = mrcore_dev_unchecked_remote_read(qp->device);
-	pool->signal_writes = mrcore_dev_unsignaled_zcopy(qp->device);
-	pool->read_inv = rdma_cap_read_inv(qp->device, port_num);
-	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_READ_SINK, &access);
-	pool->sink_access = ret ? 0 : access.ib_access;
-	ret = mrcore_local_access(qp->device, RDMA_MR_LOCAL_WRITE_SRC, &access);
-	pool->src_access = ret ? 0 : access.ib_access;
-	pool->info.mr_pages = pool->nr_total ? pool->mr_pages : 0;
-	mrcore_io_weights(qp->device, port_num,
-			  pool->nr_total ? pool->mr_backend : NULL,
-			  &pool->info.weights);
-	mrcore_pool_size_mem(pool, max_ctxs, max_pages);
-	return pool;
+	return rdma_io_pool_create_flags(qp, port_num, max_ctxs, max_pages, 0);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
 
@@ -801,12 +889,16 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_force_backend, RDMA_MRCORE);
 
 /*
  * A take refused: too few free MRs, or the test hooks' pool_empty.  MRs the
- * quarantine gathers for a batch are replaced now.
+ * quarantine gathers for a batch are replaced now, and a pool whose MRs
+ * come on demand gets a batch more (mrcore_pool_grow()).
  */
 static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
 				     u32 free)
 {
-	mrcore_pool_recycle_kick(pool);
+	if (READ_ONCE(pool->nr_total) < READ_ONCE(pool->nr_target))
+		schedule_work(&pool->recycle_work);
+	else
+		mrcore_pool_recycle_kick(pool);
 	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
 	trace_mrcore_pool_exhausted(pool, n, free);
 }
@@ -830,8 +922,9 @@ struct rdma_mr *mrcore_pool_miss(struct rdma_io_pool *pool, u32 free,
  *
  * Context: Any context.
  * Return: 0; -EAGAIN if fewer than @n are free but the pool owns @n (they
- * come back as I/Os end); -E2BIG if it owns fewer than @n, which waiting
- * cannot cure.  Nothing is taken on error.
+ * come back as I/Os end) or may own them (its MRs come on demand); -E2BIG
+ * if it may own fewer than @n, which waiting cannot cure.  Nothing is taken
+ * on error.
  */
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 {
@@ -841,7 +934,7 @@ int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n)
 	spin_lock_irqsave(&pool->lock, flags);
 	if (pool->nr_free < n || mrcore_should_fail(MRCORE_FAULT_POOL_EMPTY)) {
 		u32 free = pool->nr_free;
-		int ret = n > pool->nr_total ? -E2BIG : -EAGAIN;
+		int ret = n > pool->nr_target ? -E2BIG : -EAGAIN;
 
 		spin_unlock_irqrestore(&pool->lock, flags);
 		mrcore_pool_dry(pool, n, free);

@@ -190,7 +190,8 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 	     ops += RDMA_MR_REMOTE_READ)
 		mrcore_remote_access(ops,
 				     &set->access[MRCORE_RKEY_OPS_INDEX(ops)]);
-	pool = mrcore_pool_alloc(qp, nr_mrs, max_pages, RDMA_MR_ROLE_RKEY);
+	pool = mrcore_pool_alloc(qp, nr_mrs, max_pages, RDMA_MR_ROLE_RKEY,
+				 false);
 	if (IS_ERR(pool)) {
 		kfree(set);
 		return ERR_CAST(pool);

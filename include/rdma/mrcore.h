@@ -228,8 +228,14 @@ struct rdma_io_ctx {
 	struct scatterlist inline_sg;
 };
 
+/* rdma_io_pool_create_flags(): the MRs of an IB/RoCE pool as I/Os need them. */
+#define RDMA_IO_POOL_MRS_ON_DEMAND	BIT(0)
+
 struct rdma_io_pool *rdma_io_pool_create(struct ib_qp *qp, u32 port_num,
 					 u32 max_ctxs, u32 max_pages);
+struct rdma_io_pool *rdma_io_pool_create_flags(struct ib_qp *qp, u32 port_num,
+					       u32 max_ctxs, u32 max_pages,
+					       u32 flags);
 void rdma_io_pool_destroy(struct rdma_io_pool *pool);
 int rdma_io_pool_force_backend(struct rdma_io_pool *pool, const char *name);
 u32 rdma_io_pool_drain(struct rdma_io_pool *pool);

@@ -102,6 +102,9 @@ struct io_local *io_local_create(struct kunit *test,
 void io_local_chain(struct kunit *test, struct io_local *l);
 struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
 			     u32 max_ctxs, u32 max_pages);
+struct rdma_io_pool *io_pool_flags(struct kunit *test,
+				   struct mrcore_e2e_side *side, u32 max_ctxs,
+				   u32 max_pages, u32 flags);
 void io_fixture_create(struct kunit *test, struct io_fixture *f,
 		       const struct mrcore_shape_desc *d, u32 max_ctxs,
 		       u32 max_pages, const char *force);

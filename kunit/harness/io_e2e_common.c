@@ -139,18 +139,26 @@ static void io_pool_release(void *pool)
 	rdma_io_pool_destroy(pool);
 }
 
-struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
-			     u32 max_ctxs, u32 max_pages)
+/* A pool on @side's QP, with rdma_io_pool_create_flags()' @flags. */
+struct rdma_io_pool *io_pool_flags(struct kunit *test,
+				   struct mrcore_e2e_side *side, u32 max_ctxs,
+				   u32 max_pages, u32 flags)
 {
 	struct rdma_io_pool *pool;
 	int ret;
 
-	pool = rdma_io_pool_create(side->qp, side->cm_id->port_num, max_ctxs,
-				   max_pages);
+	pool = rdma_io_pool_create_flags(side->qp, side->cm_id->port_num,
+					 max_ctxs, max_pages, flags);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
 	ret = kunit_add_action_or_reset(test, io_pool_release, pool);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return pool;
+}
+
+struct rdma_io_pool *io_pool(struct kunit *test, struct mrcore_e2e_side *side,
+			     u32 max_ctxs, u32 max_pages)
+{
+	return io_pool_flags(test, side, max_ctxs, max_pages, 0);
 }
 
 /*

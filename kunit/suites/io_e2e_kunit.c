@@ -823,10 +823,69 @@ static void io_iwarp_sink_key_dies(struct kunit *test)
 			       "READ sink after a WRITE with its dead key");
 }
 
+/*
+ * A pool whose MRs come on demand (RDMA_IO_POOL_MRS_ON_DEMAND), with the
+ * FRWR backend forced so that every I/O needs an MR.  On rxe it starts
+ * with one: a second I/O in flight is refused with -EAGAIN, not -E2BIG,
+ * and gets an MR once rdma_io_pool_drain() has let the batch in.  On siw,
+ * whose READs need MRs, the flag changes nothing: every MR is there at
+ * once.  Both I/Os WRITE their own bytes, checked at the owner.
+ */
+static void io_pool_on_demand(struct kunit *test)
+{
+	const struct mrcore_shape_desc *d = &mrcore_shapes[SHAPE_8_PAGES];
+	bool iwarp = io_on_iwarp(test);
+	struct rdma_io_ctx a, b;
+	struct rdma_io_pool *pool;
+	struct mrcore_e2e_side *side;
+	struct io_local *l2;
+	struct io_fixture f;
+	u32 all;
+
+	io_fixture_create(test, &f, d, 2, 8, NULL);
+	side = &f.pair->active;
+	l2 = io_local_create(test, d);
+	KUNIT_ASSERT_NOT_NULL(test, l2);
+	pool = io_pool_flags(test, side, 32, 8, RDMA_IO_POOL_MRS_ON_DEMAND);
+	KUNIT_ASSERT_EQ(test, 0, rdma_io_pool_force_backend(pool, "frwr"));
+	all = 32 * rdma_io_mr_factor(side->qp->device, side->cm_id->port_num, 8);
+	KUNIT_ASSERT_EQ(test, rdma_io_pool_size(pool), iwarp ? all : 1);
+
+	KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&a, pool, f.l->sg, f.l->nents, 0,
+					       f.owner->iova, f.owner->rkey,
+					       DMA_TO_DEVICE), 0);
+	if (!iwarp) {
+		KUNIT_ASSERT_EQ(test, -EAGAIN,
+				rdma_io_ctx_init(&b, pool, l2->sg, l2->nents, 0,
+						 f.owner->iova, f.owner->rkey,
+						 DMA_TO_DEVICE));
+		rdma_io_pool_drain(pool);
+		KUNIT_EXPECT_EQ(test, rdma_io_pool_size(pool), 3);
+	}
+	KUNIT_ASSERT_GT(test, rdma_io_ctx_init(&b, pool, l2->sg, l2->nents, 0,
+					       f.owner->iova, f.owner->rkey,
+					       DMA_TO_DEVICE), 0);
+	KUNIT_EXPECT_EQ(test, a.nr_mrs + b.nr_mrs, 2);
+
+	io_fill(&f, false, IO_SEED_LOCAL);
+	KUNIT_ASSERT_EQ(test, io_run(test, side, &a), IB_WC_SUCCESS);
+	mrcore_e2e_expect_data(test, &f.owner->buf, 0, f.l->len, IO_SEED_LOCAL,
+			       "owner WRITE sink of the first I/O");
+	mrcore_e2e_buf_fill(&l2->buf, IO_SEED_SINK_SRC);
+	mrcore_e2e_buf_fill_range(&f.owner->buf, 0, l2->len,
+				  MRCORE_E2E_POISONED);
+	KUNIT_ASSERT_EQ(test, io_run(test, side, &b), IB_WC_SUCCESS);
+	mrcore_e2e_expect_data(test, &f.owner->buf, 0, l2->len,
+			       IO_SEED_SINK_SRC,
+			       "owner WRITE sink of the I/O that waited");
+	KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(pool), rdma_io_pool_size(pool));
+}
+
 static struct kunit_case io_rxe_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_rxe_gen_params),
 	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_rxe_gen_params),
 	KUNIT_CASE_PARAM(io_write_signals, io_signal_gen_params),
+	KUNIT_CASE(io_pool_on_demand),
 	{}
 };
 
@@ -836,6 +895,7 @@ static struct kunit_case io_siw_cases[] = {
 	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_siw_gen_params),
 	KUNIT_CASE_PARAM(io_write_signals, io_signal_gen_params),
 	KUNIT_CASE(io_iwarp_sink_key_dies),
+	KUNIT_CASE(io_pool_on_demand),
 	{}
 };
 
