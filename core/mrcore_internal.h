@@ -31,6 +31,7 @@
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>

@@ -160,6 +160,10 @@ void mrcore_stash_put(struct mrcore_io_stash *st, void *block);
  *	while the pool has as many free (mrcore_pool_return_slow()).
  * @recycle_work: deregisters and replaces the MRs on @quarantine, then
  *	adds MRs up to @nr_target.
+ * @space: called by @recycle_work once it has put MRs on the free lists,
+ *	replaced or added, with @space_arg; or %NULL.  An rkey set's ULP
+ *	waiting for MRs learns so (rdma_rkey_set_create_flags()).
+ * @space_arg: its argument.
  * @io: the resolved backends, for as long as @io_gen is current.
  * @io_gen: the registry generation @io was resolved at; 0 to resolve again.
  * @io_sets: every set resolved for this pool, freed with it.
@@ -203,6 +207,8 @@ struct rdma_io_pool {
 	u32 nr_quarantined;
 	u32 recycle_batch;
 	struct work_struct recycle_work;
+	void (*space)(void *arg);
+	void *space_arg;
 	const struct mrcore_io_set *io;
 	u32 io_gen;
 	struct list_head io_sets;
@@ -223,7 +229,7 @@ struct rdma_io_pool {
 
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 				       u32 mr_pages, enum rdma_mr_role role,
-				       bool on_demand);
+				       u32 nr_now);
 int mrcore_pool_take(struct rdma_io_pool *pool, struct rdma_mr **mrs, u32 n);
 void mrcore_pool_kill_return(struct rdma_io_pool *pool, struct rdma_mr *mr);
 struct rdma_mr *mrcore_pool_miss(struct rdma_io_pool *pool, u32 free,

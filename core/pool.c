@@ -238,26 +238,31 @@ static int mrcore_pool_add(struct rdma_io_pool *pool, u32 n)
  * A pool whose MRs come on demand, below its target after a take found too
  * few free: a batch more.  If the device gives no more, the pool keeps what
  * it has, for good (said once, rate-limited): its I/Os fall back to plans
- * without MRs as they did until now.
+ * without MRs, or wait for the MRs they hold, as until now.  Without
+ * entering the file systems' reclaim: an NFS client's writeback may be
+ * waiting for these MRs.  Returns the MRs added.
  */
-static void mrcore_pool_grow(struct rdma_io_pool *pool)
+static u32 mrcore_pool_grow(struct rdma_io_pool *pool)
 {
 	u32 total = READ_ONCE(pool->nr_total);
 	u32 n = min(pool->recycle_batch, READ_ONCE(pool->nr_target) - total);
+	unsigned int nofs = memalloc_nofs_save();
 	unsigned long flags;
 	int ret;
 
 	ret = mrcore_pool_add(pool, n);
-	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_GROWN,
-			     READ_ONCE(pool->nr_total) - total);
+	memalloc_nofs_restore(nofs);
+	n = READ_ONCE(pool->nr_total) - total;
+	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_GROWN, n);
 	if (!ret)
-		return;
+		return n;
 	spin_lock_irqsave(&pool->lock, flags);
 	WRITE_ONCE(pool->nr_target, pool->nr_total);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	mrcore_warn_ratelimited(pool->info.dev,
 				"QP %u: no more MRs on demand (error %d): the MR pool stays at %u MRs\n",
 				pool->info.qp->qp_num, ret, pool->nr_total);
+	return n;
 }
 
 static void mrcore_pool_recycle_work(struct work_struct *work)
@@ -266,6 +271,7 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 						 recycle_work);
 	struct rdma_mr *mr;
 	unsigned long flags;
+	u32 back = 0;
 	int ret;
 
 	spin_lock_irqsave(&pool->lock, flags);
@@ -287,10 +293,13 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		list_add_tail(&mr->pool_entry, &pool->clean);
 		pool->nr_free++;
 		pool->nr_clean++;
+		back++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (READ_ONCE(pool->nr_total) < READ_ONCE(pool->nr_target))
-		mrcore_pool_grow(pool);
+		back += mrcore_pool_grow(pool);
+	if (back && pool->space)
+		pool->space(pool->space_arg);
 }
 
 /*
@@ -640,8 +649,9 @@ unlock:
  * @nr_mrs: MRs the pool may own.
  * @mr_pages: pages each maps at most.
  * @role: their role: lkey for the READ/WRITE helper, rkey for an rkey set.
- * @on_demand: create one MR now, the rest as takes find too few free
- *	(mrcore_pool_grow()); else all @nr_mrs now.
+ * @nr_now: MRs to create now, at most @nr_mrs and at least one if
+ *	@nr_mrs is not 0 (it tells the pool's backend); the rest as takes
+ *	find too few free (mrcore_pool_grow()).
  *
  * The pool's lists, lock and recycle work, and its MRs, all clean.  What
  * the READ/WRITE helper needs besides (port, transport, weights) is
@@ -653,7 +663,7 @@ unlock:
  */
 struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 				       u32 mr_pages, enum rdma_mr_role role,
-				       bool on_demand)
+				       u32 nr_now)
 {
 	struct rdma_io_pool *pool;
 	int ret;
@@ -680,8 +690,7 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 	pool->mr_pages = mr_pages;
 	pool->role = role;
 	pool->nr_target = nr_mrs;
-	/* One MR at least: it tells which backend serves the pool. */
-	ret = mrcore_pool_add(pool, on_demand ? min(nr_mrs, 1U) : nr_mrs);
+	ret = mrcore_pool_add(pool, nr_mrs ? clamp_t(u32, nr_now, 1, nr_mrs) : 0);
 	if (ret) {
 		mrcore_pool_free(pool);
 		return ERR_PTR(ret);
@@ -771,8 +780,9 @@ struct rdma_io_pool *rdma_io_pool_create_flags(struct ib_qp *qp, u32 port_num,
 		return ERR_PTR(-E2BIG);
 	on_demand = (flags & RDMA_IO_POOL_MRS_ON_DEMAND) &&
 		    !rdma_protocol_iwarp(qp->device, port_num);
+	/* One MR at least: it tells which backend serves the pool. */
 	pool = mrcore_pool_alloc(qp, nr, mr_pages, RDMA_MR_ROLE_LKEY,
-				 on_demand);
+				 on_demand ? 1 : nr);
 	if (IS_ERR(pool))
 		return pool;
 	pool->info.port_num = port_num;
@@ -1028,12 +1038,16 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_get_info, RDMA_MRCORE);
  * rdma_io_pool_size() - MRs a pool owns
  * @pool: the pool.
  *
+ * Fewer than max_ctxs * rdma_io_mr_factor() while a pool whose MRs come on
+ * demand has not needed them all, or after MRs were lost for good
+ * (``pool_shrunk``).
+ *
  * Context: Any context.
  * Return: the number of MRs, free, in use or quarantined.
  */
 u32 rdma_io_pool_size(const struct rdma_io_pool *pool)
 {
-	return pool->nr_total;
+	return READ_ONCE(pool->nr_total);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_pool_size, RDMA_MRCORE);
 

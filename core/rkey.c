@@ -148,25 +148,44 @@ static void mrcore_rkey_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rdma_rkey_set_create() - the rkey MRs of a QP
+ * rdma_rkey_set_create_flags() - the rkey MRs of a QP, with options
  * @qp: the QP the requests' registrations, Sends and invalidations are
  *	posted on; its PD is the MRs'.
  * @nr_mrs: MRs of the set: keys advertised at once over all requests.
  * @max_pages: pages one MR maps at most.
+ * @flags: %RDMA_RKEY_SET_MRS_ON_DEMAND, or 0 (rdma_rkey_set_create()).
+ * @space: called, with @arg, each time MRs the set's work replaced or
+ *	added are free: a ULP that a map's -EAGAIN made wait tries again; or
+ *	%NULL.  Called from a work item, never after rdma_rkey_set_destroy().
+ * @arg: @space's argument.
+ *
+ * With %RDMA_RKEY_SET_MRS_ON_DEMAND the set starts with
+ * %RDMA_RKEY_REQ_MAX_MRS MRs (or @nr_mrs if fewer), so that any one request
+ * can always be served, and grows towards @nr_mrs a batch at a time, from
+ * its work, as maps find too few free (each counted as ``pool_grown``):
+ * one connection's worth of MRs where the ULP has that much in flight, not
+ * its worst case from the start.  A map that finds too few returns -EAGAIN
+ * as always; the MRs that come back, from requests or from the work, are
+ * what the ULP waits for, and @space tells it of the latter.
  *
  * Size the send queue for one registration and one invalidation per MR,
  * besides the ULP's own WRs.  The QP must outlive the set: the set's work
  * posts on it and drains it.
  *
  * Context: Process context; may sleep.
- * Return: the set, or an ERR_PTR(): -EINVAL for a NULL @qp or a zero
- * count; -ENOMEM; or the error of rdma_create_mr() (e.g. -E2BIG when the
- * device cannot map @max_pages pages in one MR, -EOPNOTSUPP when no
- * backend serves it).  On error nothing is left allocated.
+ * Return: the set, or an ERR_PTR(): -EINVAL for a NULL @qp, a zero count
+ * or an unknown flag; -ENOMEM; or the error of rdma_create_mr() (e.g.
+ * -E2BIG when the device cannot map @max_pages pages in one MR,
+ * -EOPNOTSUPP when no backend serves it).  On error nothing is left
+ * allocated.
  */
-struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
-					   u32 max_pages)
+struct rdma_rkey_set *rdma_rkey_set_create_flags(struct ib_qp *qp, u32 nr_mrs,
+						 u32 max_pages, u32 flags,
+						 void (*space)(void *arg),
+						 void *arg)
 {
+	u32 nr_now = flags & RDMA_RKEY_SET_MRS_ON_DEMAND ?
+		     min_t(u32, nr_mrs, RDMA_RKEY_REQ_MAX_MRS) : nr_mrs;
 	struct rdma_rkey_set *set;
 	struct rdma_io_pool *pool;
 	struct rdma_mr *mr;
@@ -180,7 +199,8 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 	BUILD_BUG_ON(RDMA_RKEY_REQ_MAX_MRS >
 		     BITS_PER_BYTE * sizeof_field(struct rdma_rkey_req, built));
 
-	if (!qp || !nr_mrs || !max_pages)
+	if (!qp || !nr_mrs || !max_pages ||
+	    (flags & ~RDMA_RKEY_SET_MRS_ON_DEMAND))
 		return ERR_PTR(-EINVAL);
 	set = kzalloc(sizeof(*set), GFP_KERNEL);
 	if (!set)
@@ -191,19 +211,40 @@ struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 		mrcore_remote_access(ops,
 				     &set->access[MRCORE_RKEY_OPS_INDEX(ops)]);
 	pool = mrcore_pool_alloc(qp, nr_mrs, max_pages, RDMA_MR_ROLE_RKEY,
-				 false);
+				 nr_now);
 	if (IS_ERR(pool)) {
 		kfree(set);
 		return ERR_CAST(pool);
 	}
-	/* One MR in MRCORE_KEY_USES / nr_mrs maps comes to its last key. */
+	/* One MR in MRCORE_KEY_USES / nr_now maps comes to its last key. */
 	list_for_each_entry(mr, &pool->clean, pool_entry)
-		mr->key_uses = i++ * MRCORE_KEY_USES / nr_mrs;
+		mr->key_uses = i++ * MRCORE_KEY_USES / nr_now;
+	pool->space = space;
+	pool->space_arg = arg;
 	set->pool = pool;
 	spin_lock_init(&set->lock);
 	INIT_LIST_HEAD(&set->retiring);
 	INIT_WORK(&set->retire_work, mrcore_rkey_retire_work);
 	return set;
+}
+EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_create_flags, RDMA_MRCORE);
+
+/**
+ * rdma_rkey_set_create() - the rkey MRs of a QP
+ * @qp: the QP the requests' registrations, Sends and invalidations are
+ *	posted on; its PD is the MRs'.
+ * @nr_mrs: MRs of the set: keys advertised at once over all requests.
+ * @max_pages: pages one MR maps at most.
+ *
+ * All @nr_mrs MRs at once; rdma_rkey_set_create_flags() with no flag.
+ *
+ * Context: Process context; may sleep.
+ * Return: as rdma_rkey_set_create_flags().
+ */
+struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
+					   u32 max_pages)
+{
+	return rdma_rkey_set_create_flags(qp, nr_mrs, max_pages, 0, NULL, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_create, RDMA_MRCORE);
 
@@ -232,8 +273,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_rkey_set_destroy, RDMA_MRCORE);
  * rdma_rkey_set_size() - MRs a set owns
  * @set: the set.
  *
- * Fewer than it was created with when no new device MR could replace the
- * one of an MR whose key had to be killed (counted as ``pool_shrunk``).
+ * Fewer than it was created with while its MRs come on demand (it grows
+ * towards that number), or when no new device MR could replace the one of
+ * an MR whose key had to be killed (counted as ``pool_shrunk``).
  *
  * Context: Any context.
  * Return: the number of MRs, free or held by requests.

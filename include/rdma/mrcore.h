@@ -124,8 +124,15 @@ struct rdma_rkey_req {
 	struct list_head entry;
 };
 
+/* rdma_rkey_set_create_flags(): MRs as requests need them, from one's most. */
+#define RDMA_RKEY_SET_MRS_ON_DEMAND	BIT(0)
+
 struct rdma_rkey_set *rdma_rkey_set_create(struct ib_qp *qp, u32 nr_mrs,
 					   u32 max_pages);
+struct rdma_rkey_set *rdma_rkey_set_create_flags(struct ib_qp *qp, u32 nr_mrs,
+						 u32 max_pages, u32 flags,
+						 void (*space)(void *arg),
+						 void *arg);
 void rdma_rkey_set_destroy(struct rdma_rkey_set *set);
 u32 rdma_rkey_set_size(const struct rdma_rkey_set *set);
 u32 rdma_rkey_set_drain(struct rdma_rkey_set *set);

@@ -273,6 +273,9 @@ struct static_key_false {
 #define WRITE_ONCE(x, v)	((x) = (v))
 /* Single-threaded, never atomic: nothing to check. */
 #define might_sleep()		do { } while (0)
+/* A userspace allocation never enters a file system's reclaim. */
+static inline unsigned int memalloc_nofs_save(void) { return 0; }
+static inline void memalloc_nofs_restore(unsigned int flags) { (void)flags; }
 
 #define smp_load_acquire(p)	(*(p))
 #define smp_store_release(p, v)	(*(p) = (v))

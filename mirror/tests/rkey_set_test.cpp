@@ -537,6 +537,92 @@ TEST_P(RkeySetTest, DrySetReplacesItsQuarantineAtOnce)
 	rdma_rkey_set_destroy(big);
 }
 
+// A set whose MRs come on demand starts with RDMA_RKEY_REQ_MAX_MRS, so that
+// a request of the most MRs always fits.  A map that finds them all taken
+// gets -EAGAIN and queues the set's work, which adds a batch and then
+// calls the ULP's space callback (a ULP that waits for MRs needs to hear
+// of these, which no request gives back); the map then succeeds.  It grows
+// a batch at a time, never past its size.
+TEST_P(RkeySetTest, OnDemandSetGrowsAndSaysSo)
+{
+	ib_device *dev = local_.hca->dev();
+	constexpr u32 kMax = RDMA_RKEY_REQ_MAX_MRS;
+	const struct {
+		u32 size, batch;
+	} sets[] = { { 32, 2 }, { kMax + 1, 1 } };
+
+	for (const auto &c : sets) {
+		SCOPED_TRACE(c.size);
+		int spaced = 0;
+		u64 grown0 = 0, grown = 0;
+		rdma_rkey_set *s = rdma_rkey_set_create_flags(
+			local_.qp, c.size, 1, RDMA_RKEY_SET_MRS_ON_DEMAND,
+			[](void *arg) { ++*static_cast<int *>(arg); }, &spaced);
+		ASSERT_FALSE(IS_ERR(s));
+		EXPECT_EQ(rdma_rkey_set_size(s), kMax);
+		ASSERT_EQ(rdma_mrcore_device_counter(dev, "pool_grown", &grown0), 0);
+
+		Buffer mem(1);
+		std::vector<Sg> sgs(kMax + 4);
+		std::vector<Named> held_keys, keys;
+		TestReq held, r;
+		Named n{.len = 64};
+
+		Init(&held, &held_keys, s);
+		for (u32 i = 0; i < kMax; i++) {
+			sgs[i].add(mem.at(i * 64), 64);
+			ASSERT_EQ(rdma_rkey_map_sg(&held.rk, sgs[i].get(), 1,
+						   RDMA_MR_REMOTE_WRITE, &n.key,
+						   &n.iova), 0);
+			held_keys.push_back(n);
+		}
+		Init(&r, &keys, s);
+		sgs[kMax].add(mem.at(kMax * 64), 64);
+		EXPECT_EQ(rdma_rkey_map_sg(&r.rk, sgs[kMax].get(), 1,
+					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
+			  -EAGAIN);
+		EXPECT_EQ(spaced, 0) << "told before any MR was added";
+		EXPECT_GE(sim::run_work(), 1u) << "the dry map queued no work";
+		EXPECT_EQ(spaced, 1);
+		EXPECT_EQ(rdma_rkey_set_size(s), kMax + c.batch);
+		ASSERT_EQ(rdma_mrcore_device_counter(dev, "pool_grown", &grown), 0);
+		EXPECT_EQ(grown - grown0, c.batch);
+		ASSERT_EQ(rdma_rkey_map_sg(&r.rk, sgs[kMax].get(), 1,
+					   RDMA_MR_REMOTE_WRITE, &n.key, &n.iova),
+			  0);
+		keys.push_back(n);
+
+		// Taken to its size: a dry map adds nothing more.
+		for (u32 i = 1; i < c.batch; i++) {
+			sgs[kMax + i].add(mem.at((kMax + i) * 64), 64);
+			ASSERT_EQ(rdma_rkey_map_sg(&r.rk, sgs[kMax + i].get(), 1,
+						   RDMA_MR_REMOTE_WRITE, &n.key,
+						   &n.iova), 0);
+		}
+		if (c.size == kMax + c.batch) {
+			u32 last = kMax + c.batch;
+
+			sgs[last].add(mem.at(last * 64), 64);
+			EXPECT_EQ(rdma_rkey_map_sg(&r.rk, sgs[last].get(), 1,
+						   RDMA_MR_REMOTE_WRITE, &n.key,
+						   &n.iova), -EAGAIN);
+			sim::run_work();
+			EXPECT_EQ(rdma_rkey_set_size(s), c.size);
+			EXPECT_EQ(spaced, 1) << "told with nothing added";
+		}
+
+		rdma_rkey_req_retire(&r.rk, nullptr);
+		rdma_rkey_req_retire(&held.rk, nullptr);
+		EXPECT_EQ(rdma_rkey_set_drain(s), rdma_rkey_set_size(s));
+		EXPECT_EQ(r.calls, 1);
+		EXPECT_EQ(held.calls, 1);
+		rdma_rkey_set_destroy(s);
+	}
+	EXPECT_EQ(PTR_ERR(rdma_rkey_set_create_flags(local_.qp, 4, 1, 2,
+						     nullptr, nullptr)),
+		  -EINVAL);
+}
+
 // A reply that invalidates nothing: one chain of LOCAL_INVs, the last one
 // signaled; the MRs and the memory come back only with its completion.
 TEST_P(RkeySetTest, LocalInvalidationGivesTheMrsBackWithItsCompletion)
