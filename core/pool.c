@@ -1055,6 +1055,9 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_size, RDMA_MRCORE);
  * rdma_io_pool_drain() - wait until quarantined MRs are back in the pool
  * @pool: the pool.
  *
+ * And, in a pool whose MRs come on demand, until the batch a take that
+ * found too few asked for is in.
+ *
  * Context: Process context; may sleep.
  * Return: MRs free in the pool afterwards.
  */
