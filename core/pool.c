@@ -206,6 +206,12 @@ static void mrcore_pool_shrink(struct rdma_io_pool *pool, int err)
 				free);
 }
 
+/* A pool whose MRs come on demand and may own more than it does. */
+static bool mrcore_pool_short(const struct rdma_io_pool *pool)
+{
+	return READ_ONCE(pool->nr_total) < READ_ONCE(pool->nr_target);
+}
+
 /*
  * Allocate @n MRs of @pool's size and role onto its clean list.  Returns 0,
  * or the error of the first that could not be had; those before it stay.
@@ -296,7 +302,7 @@ static void mrcore_pool_recycle_work(struct work_struct *work)
 		back++;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (READ_ONCE(pool->nr_total) < READ_ONCE(pool->nr_target))
+	if (mrcore_pool_short(pool))
 		back += mrcore_pool_grow(pool);
 	if (back && pool->space)
 		pool->space(pool->space_arg);
@@ -649,8 +655,8 @@ unlock:
  * @nr_mrs: MRs the pool may own.
  * @mr_pages: pages each maps at most.
  * @role: their role: lkey for the READ/WRITE helper, rkey for an rkey set.
- * @nr_now: MRs to create now, at most @nr_mrs and at least one if
- *	@nr_mrs is not 0 (it tells the pool's backend); the rest as takes
+ * @nr_now: MRs to create now (at most @nr_mrs; one at least if @nr_mrs
+ *	is not 0, as the first tells the pool's backend); the rest as takes
  *	find too few free (mrcore_pool_grow()).
  *
  * The pool's lists, lock and recycle work, and its MRs, all clean.  What
@@ -690,7 +696,7 @@ struct rdma_io_pool *mrcore_pool_alloc(struct ib_qp *qp, u32 nr_mrs,
 	pool->mr_pages = mr_pages;
 	pool->role = role;
 	pool->nr_target = nr_mrs;
-	ret = mrcore_pool_add(pool, nr_mrs ? clamp_t(u32, nr_now, 1, nr_mrs) : 0);
+	ret = mrcore_pool_add(pool, min(nr_now, nr_mrs));
 	if (ret) {
 		mrcore_pool_free(pool);
 		return ERR_PTR(ret);
@@ -905,7 +911,7 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_force_backend, RDMA_MRCORE);
 static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
 				     u32 free)
 {
-	if (READ_ONCE(pool->nr_total) < READ_ONCE(pool->nr_target))
+	if (mrcore_pool_short(pool))
 		schedule_work(&pool->recycle_work);
 	else
 		mrcore_pool_recycle_kick(pool);

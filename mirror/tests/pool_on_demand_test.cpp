@@ -31,8 +31,8 @@ protected:
 		return std::stol(DeviceFile("local", "counters")[name]);
 	}
 
-	// One WRITE of @pages scattered pages from arena page @first, run
-	// and checked, then destroyed.
+	// The WRITE @ctx over @sg, initialized: run with a source of @seed's
+	// pattern, its bytes checked at the peer, then destroyed.
 	void WriteAndCheck(rdma_io_ctx *ctx, Sg &sg, unsigned int seed)
 	{
 		ib_wc ok = Wc(IB_WC_SUCCESS);
