@@ -13,6 +13,8 @@
 # Then scripts/doc-names.py: every counter, tracepoint, module parameter
 # and kernel message Documentation/operating.rst quotes exists in the code,
 # and every counter, tracepoint and parameter of the code is in the page.
+# And scripts/doc-patch-lines.py: the lines each port patch adds and
+# removes, as Documentation/ulp-guide.rst quotes them, are the patch's.
 #
 # Last line: "docs: N pages in build/docs/html, no warnings".
 set -euo pipefail
@@ -59,6 +61,10 @@ if [ -s "$log" ]; then
 fi
 if ! python3 "$TOP/scripts/doc-names.py" "$TOP"; then
 	echo "docs: Documentation/operating.rst quotes names the code does not have, or misses some"
+	exit 1
+fi
+if ! python3 "$TOP/scripts/doc-patch-lines.py" "$TOP"; then
+	echo "docs: Documentation/ulp-guide.rst's line counts of the port patches are not theirs"
 	exit 1
 fi
 n=$(find "$OUT/html" -maxdepth 1 -name '*.html' ! -name genindex.html ! -name search.html | wc -l)
