@@ -88,8 +88,14 @@ static void rk_set_release(void *set)
 	rdma_rkey_set_destroy(set);
 }
 
-/* A pair and a set of @nr_mrs MRs of @max_pages pages on its active end. */
-static struct rk_test *rk_setup(struct kunit *test, u32 nr_mrs, u32 max_pages)
+/*
+ * A pair and a set of @nr_mrs MRs of @max_pages pages on its active end,
+ * made with @flags and @space (rdma_rkey_set_create_flags()), or without
+ * (rdma_rkey_set_create()).
+ */
+static struct rk_test *rk_setup_flags(struct kunit *test, u32 nr_mrs,
+				      u32 max_pages, u32 flags,
+				      void (*space)(void *arg), void *arg)
 {
 	struct rk_test *t;
 	int ret;
@@ -103,12 +109,20 @@ static struct rk_test *rk_setup(struct kunit *test, u32 nr_mrs, u32 max_pages)
 	 * harness's allowance for the test's own.
 	 */
 	t->pair = io_pair(test, 1, max_pages + 1);
-	t->set = rdma_rkey_set_create(t->pair->active.qp, nr_mrs, max_pages);
+	t->set = flags || space ?
+		 rdma_rkey_set_create_flags(t->pair->active.qp, nr_mrs,
+					    max_pages, flags, space, arg) :
+		 rdma_rkey_set_create(t->pair->active.qp, nr_mrs, max_pages);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t->set));
 	ret = kunit_add_action_or_reset(test, rk_set_release, t->set);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	t->peer_pool = io_pool(test, &t->pair->passive, 1, max_pages + 1);
 	return t;
+}
+
+static struct rk_test *rk_setup(struct kunit *test, u32 nr_mrs, u32 max_pages)
+{
+	return rk_setup_flags(test, nr_mrs, max_pages, 0, NULL, NULL);
 }
 
 static void rk_req_init(struct rk_test *t, struct rk_req *r)
@@ -593,14 +607,18 @@ static bool rk_spends(struct kunit *test, struct rk_uses *u, u32 key, u32 nth)
 	return ++u->uses[i] == RK_KEY_USES;
 }
 
-static u64 rk_recycled(struct kunit *test, struct rk_test *t)
+static u64 rk_counter(struct kunit *test, struct rk_test *t, const char *name)
 {
 	struct ib_device *dev = t->pair->active.device;
 	u64 v = 0;
 
-	KUNIT_EXPECT_EQ(test,
-			rdma_mrcore_device_counter(dev, "mr_recycled", &v), 0);
+	KUNIT_EXPECT_EQ(test, rdma_mrcore_device_counter(dev, name, &v), 0);
 	return v;
+}
+
+static u64 rk_recycled(struct kunit *test, struct rk_test *t)
+{
+	return rk_counter(test, t, "mr_recycled");
 }
 
 /* One command: a page for the peer, the call, a SEND_WITH_INV of its key. */
@@ -704,6 +722,138 @@ static void rkey_batched_replacement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rk_recycled(test, t) - recycled0, 3ULL);
 }
 
+/* What rkey_on_demand()'s set tells its ULP: MRs were added (or replaced). */
+struct rk_space {
+	struct completion added;
+	atomic_t calls;
+};
+
+static void rk_space(void *arg)
+{
+	struct rk_space *sp = arg;
+
+	atomic_inc(&sp->calls);
+	complete(&sp->added);
+}
+
+static unsigned long rk_wait_space(struct rk_space *sp)
+{
+	return wait_for_completion_timeout(&sp->added,
+					   msecs_to_jiffies(IO_TIMEOUT_MS));
+}
+
+/* A page of @l mapped for the peer's READ, its key noted; 0 or the map's errno. */
+static int rk_hold_page(struct rk_req *r, struct io_local *l)
+{
+	u32 key;
+	u64 iova;
+	int ret;
+
+	ret = rdma_rkey_map_sg(&r->rk, l->sg, 1, RDMA_MR_REMOTE_READ, &key,
+			       &iova);
+	if (!ret)
+		rk_add(r, key, iova, 0, PAGE_SIZE);
+	return ret;
+}
+
+/* Whether @key names one of the device MRs @r's keys named. */
+static bool rk_same_mr(const struct rk_req *r, u32 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_keys; i++)
+		if (r->keys[i].key >> 8 == key >> 8)
+			return true;
+	return false;
+}
+
+#define RK_OD_HOLDERS	(RK_BATCH_MRS / RK_MAX_KEYS)
+#define RK_OD_BATCH	(RK_BATCH_MRS / 16)
+
+/*
+ * A set of 32 one-page MRs made with RDMA_RKEY_SET_MRS_ON_DEMAND starts
+ * with RK_MAX_KEYS of them.  Requests that hold every MR it has make the
+ * next map -EAGAIN; the set's work adds a batch (a sixteenth of the set),
+ * counts it as pool_grown and calls the space callback, after which the
+ * same map succeeds.  Grown to 32, a map that finds none free gets
+ * -EAGAIN again, and nothing is added or told.  Then a command through one
+ * of the MRs added last: the peer WRITEs the page through its key (the
+ * attacker served first), the reply invalidates it, and the attacker is
+ * refused through it.
+ */
+static void rkey_on_demand(struct kunit *test)
+{
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_1_PAGE]);
+	struct rk_space *sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+	struct rk_req *r = kunit_kcalloc(test, RK_OD_HOLDERS + 1, sizeof(*r),
+					 GFP_KERNEL);
+	struct rk_req *cmd = &r[RK_OD_HOLDERS], *last = cmd - 1;
+	unsigned int i, growths = 0;
+	struct rk_test *t;
+	u64 grown0;
+	u32 key;
+	u64 iova;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	init_completion(&sp->added);
+	t = rk_setup_flags(test, RK_BATCH_MRS, 1, RDMA_RKEY_SET_MRS_ON_DEMAND,
+			   rk_space, sp);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_size(t->set), RK_MAX_KEYS);
+	grown0 = rk_counter(test, t, "pool_grown");
+
+	for (i = 0; i < RK_OD_HOLDERS; i++) {
+		rk_req_init(t, &r[i]);
+		while (r[i].nr_keys < RK_MAX_KEYS) {
+			ret = rk_hold_page(&r[i], l);
+			if (!ret)
+				continue;
+			KUNIT_ASSERT_EQ(test, ret, -EAGAIN);
+			KUNIT_ASSERT_GT_MSG(test, rk_wait_space(sp), 0,
+					    "the set did not grow after a dry map");
+			growths++;
+			KUNIT_ASSERT_EQ(test, rdma_rkey_set_size(t->set),
+					RK_MAX_KEYS + growths * RK_OD_BATCH);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, growths, (RK_BATCH_MRS - RK_MAX_KEYS) / RK_OD_BATCH);
+	KUNIT_EXPECT_EQ(test, rk_counter(test, t, "pool_grown") - grown0,
+			(u64)(RK_BATCH_MRS - RK_MAX_KEYS));
+
+	/* At its size: a dry map waits for MRs to come back, none is added. */
+	rk_req_init(t, cmd);
+	KUNIT_EXPECT_EQ(test, rk_hold_page(cmd, l), -EAGAIN);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_size(t->set), RK_BATCH_MRS);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sp->calls), (int)growths,
+			    "told of space with nothing added");
+	rdma_rkey_req_retire(&cmd->rk, NULL);
+
+	/* The last holder's MRs, all added on demand, serve a command. */
+	rdma_rkey_req_retire(&last->rk, NULL);
+	rk_req_init(t, cmd);
+	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_map_sg(&cmd->rk, l->sg, 1,
+						  RDMA_MR_REMOTE_WRITE, &key,
+						  &iova));
+	KUNIT_EXPECT_TRUE_MSG(test, rk_same_mr(last, key),
+			      "key 0x%x is not of an MR added on demand", key);
+	rk_add(cmd, key, iova, 0, l->len);
+	rk_post(test, t, cmd);
+	rk_peer_moves(test, t, cmd, &l->buf, true);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_req_retire(&cmd->rk,
+						   rk_reply(test, t, true, key)), 0);
+	KUNIT_EXPECT_EQ(test, cmd->calls, 1);
+	KUNIT_EXPECT_EQ(test, cmd->status, 0);
+	keys_expect_dead(test, t->pair, cmd->keys, cmd->nr_keys, &l->buf,
+			 "memory of a command through an MR added on demand");
+
+	for (i = 0; i + 1 < RK_OD_HOLDERS; i++)
+		rdma_rkey_req_retire(&r[i].rk, NULL);
+	KUNIT_EXPECT_EQ(test, rdma_rkey_set_drain(t->set), RK_BATCH_MRS);
+}
+
 static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_remote_inv),
 	KUNIT_CASE(rkey_bogus_remote_inv),
@@ -714,6 +864,7 @@ static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_exhaustion),
 	KUNIT_CASE(rkey_never_posted),
 	KUNIT_CASE(rkey_batched_replacement),
+	KUNIT_CASE(rkey_on_demand),
 	{}
 };
 
@@ -727,6 +878,7 @@ static struct kunit_case rkey_rxe_cases[] = {
 	KUNIT_CASE(rkey_exhaustion),
 	KUNIT_CASE(rkey_never_posted),
 	KUNIT_CASE(rkey_batched_replacement),
+	KUNIT_CASE(rkey_on_demand),
 	{}
 };
 
