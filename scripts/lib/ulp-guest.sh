@@ -220,15 +220,27 @@ unload_mrcore() { # label
 	return 0
 }
 
+# ab_profile_modules: perf looks a loaded module's symbols up in the .ko
+# of its name under /lib/modules/$(uname -r); the ones insmod loaded from
+# the build (rdma_mrcore, the ports) are linked there, in the guest's
+# writable overlay, so that their functions have names in .perf.txt.
+ab_profile_modules() {
+	local dir ko
+
+	dir=/lib/modules/$(uname -r)/extra/mrcore-ab
+	mkdir -p "$dir" || return 0
+	for ko in "$MRCORE_KO" "$PORTS"/*/*.ko; do
+		[ -e "$ko" ] && ln -sf "$ko" "$dir/"
+	done
+}
+
 # ab_job FILE MIB KIND ROUND VARIANT RW BS IODEPTH END=TRANSPORT...: one
 # time-based fio run of an A/B (make nvmeof-ab, make nfsrdma-ab) on MIB of
 # FILE, O_DIRECT, its JSON into R, emitted as kind=ab with the ends given.
 # With AB_PROFILE=1 perf samples it (cpu-clock, the guest's clock: in
 # icount mode its instructions) into the JSON's .perf.txt, a symbol table
-# per run, and .dso.txt, the share of each module: perf finds no symbols
-# for the modules insmod loaded from the build (not under /lib/modules),
-# so their samples scatter over raw addresses below the symbol table's
-# limit, but they add up per module.
+# per run (with the modules' functions, ab_profile_modules()), and
+# .dso.txt, the share of each module.
 ab_job() {
 	local name="$6-$7-qd$8" json=$R/ab-$3-r$4-$5-$6-$7-qd$8.json perf=() rc
 	[ "${AB_PROFILE:-0}" = 1 ] &&
@@ -241,6 +253,7 @@ ab_job() {
 	rc=$?
 	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
 	if [ "${AB_PROFILE:-0}" = 1 ]; then
+		ab_profile_modules
 		perf report -q -i /tmp/perf.data --stdio --sort sym \
 			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
 		perf report -q -i /tmp/perf.data --stdio --sort dso \
