@@ -223,7 +223,8 @@ unload_mrcore() { # label
 # ab_profile_modules: perf looks a loaded module's symbols up in the .ko
 # of its name under /lib/modules/$(uname -r); the ones insmod loaded from
 # the build (rdma_mrcore, the ports) are linked there, in the guest's
-# writable overlay, so that their functions have names in .perf.txt.
+# writable overlay, so that their functions have names in .perf.txt:
+# before perf record, which notes each module's file with its build ID.
 ab_profile_modules() {
 	local dir ko
 
@@ -243,8 +244,10 @@ ab_profile_modules() {
 # .dso.txt, the share of each module.
 ab_job() {
 	local name="$6-$7-qd$8" json=$R/ab-$3-r$4-$5-$6-$7-qd$8.json perf=() rc
-	[ "${AB_PROFILE:-0}" = 1 ] &&
+	if [ "${AB_PROFILE:-0}" = 1 ]; then
+		ab_profile_modules
 		perf=(perf record -q -a -e cpu-clock -F 4999 -o /tmp/perf.data --)
+	fi
 	"${perf[@]}" fio --name="$name" --filename="$1" --direct=1 \
 		--ioengine=libaio --rw="$6" --bs="$7" --iodepth="$8" \
 		--size="$2M" --time_based --runtime="$AB_SECS" --ramp_time=1 \
@@ -253,7 +256,6 @@ ab_job() {
 	rc=$?
 	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
 	if [ "${AB_PROFILE:-0}" = 1 ]; then
-		ab_profile_modules
 		perf report -q -i /tmp/perf.data --stdio --sort sym \
 			--percent-limit 0.01 >"${json%.json}.perf.txt" 2>/dev/null
 		perf report -q -i /tmp/perf.data --stdio --sort dso \
