@@ -54,7 +54,11 @@ static int __init mrcore_init(void)
 	unsigned int i;
 	int ret;
 
-	/* The rkey sets' retire work: an NFS client's may free memory. */
+	/*
+	 * The rkey sets' retire work and the pools' recycle work: an NFS
+	 * client's may free memory, and a ULP's teardown that flushes them
+	 * may itself run on a reclaim queue (nvme-rdma's error recovery).
+	 */
 	mrcore_wq = alloc_workqueue("rdma_mrcore", WQ_MEM_RECLAIM, 0);
 	if (!mrcore_wq)
 		return -ENOMEM;

@@ -843,7 +843,7 @@ EXPORT_SYMBOL_NS_GPL(rdma_io_pool_create, RDMA_MRCORE);
 static void mrcore_pool_recycle_kick(struct rdma_io_pool *pool)
 {
 	if (READ_ONCE(pool->nr_quarantined))
-		schedule_work(&pool->recycle_work);
+		queue_work(mrcore_wq, &pool->recycle_work);
 }
 
 /* mrcore_pool_recycle_kick(), then wait until those MRs are back. */
@@ -912,7 +912,7 @@ static noinline void mrcore_pool_dry(struct rdma_io_pool *pool, u32 n,
 				     u32 free)
 {
 	if (mrcore_pool_short(pool))
-		schedule_work(&pool->recycle_work);
+		queue_work(mrcore_wq, &pool->recycle_work);
 	else
 		mrcore_pool_recycle_kick(pool);
 	mrcore_stat_inc(pool->mdev, MRCORE_STAT_POOL_MISSES);
@@ -993,7 +993,7 @@ void mrcore_pool_return_slow(struct rdma_io_pool *pool, struct rdma_mr *mr,
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (kick)
-		schedule_work(&pool->recycle_work);
+		queue_work(mrcore_wq, &pool->recycle_work);
 }
 
 /**
