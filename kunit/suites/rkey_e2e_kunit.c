@@ -531,13 +531,18 @@ static void rkey_partial_post(struct kunit *test)
 			    IB_QPS_ERR, "the send queue was not drained");
 }
 
+/* A page of @l mapped for the peer's READ, its key noted; 0 or the map's errno. */
 static int rk_map_page(struct rk_req *r, struct io_local *l)
 {
 	u32 key;
 	u64 iova;
+	int ret;
 
-	return rdma_rkey_map_sg(&r->rk, l->sg, 1, RDMA_MR_REMOTE_READ, &key,
-				&iova);
+	ret = rdma_rkey_map_sg(&r->rk, l->sg, 1, RDMA_MR_REMOTE_READ, &key,
+			       &iova);
+	if (!ret)
+		rk_add(r, key, iova, 0, PAGE_SIZE);
+	return ret;
 }
 
 /*
@@ -742,20 +747,6 @@ static unsigned long rk_wait_space(struct rk_space *sp)
 					   msecs_to_jiffies(IO_TIMEOUT_MS));
 }
 
-/* A page of @l mapped for the peer's READ, its key noted; 0 or the map's errno. */
-static int rk_hold_page(struct rk_req *r, struct io_local *l)
-{
-	u32 key;
-	u64 iova;
-	int ret;
-
-	ret = rdma_rkey_map_sg(&r->rk, l->sg, 1, RDMA_MR_REMOTE_READ, &key,
-			       &iova);
-	if (!ret)
-		rk_add(r, key, iova, 0, PAGE_SIZE);
-	return ret;
-}
-
 /* Whether @key names one of the device MRs @r's keys named. */
 static bool rk_same_mr(const struct rk_req *r, u32 key)
 {
@@ -788,12 +779,10 @@ static void rkey_on_demand(struct kunit *test)
 	struct rk_space *sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
 	struct rk_req *r = kunit_kcalloc(test, RK_OD_HOLDERS + 1, sizeof(*r),
 					 GFP_KERNEL);
-	struct rk_req *cmd = &r[RK_OD_HOLDERS], *last = cmd - 1;
+	struct rk_req *dry = &r[RK_OD_HOLDERS], *last = dry - 1, *cmd;
 	unsigned int i, growths = 0;
 	struct rk_test *t;
 	u64 grown0;
-	u32 key;
-	u64 iova;
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, sp);
@@ -807,7 +796,7 @@ static void rkey_on_demand(struct kunit *test)
 	for (i = 0; i < RK_OD_HOLDERS; i++) {
 		rk_req_init(t, &r[i]);
 		while (r[i].nr_keys < RK_MAX_KEYS) {
-			ret = rk_hold_page(&r[i], l);
+			ret = rk_map_page(&r[i], l);
 			if (!ret)
 				continue;
 			KUNIT_ASSERT_EQ(test, ret, -EAGAIN);
@@ -823,27 +812,25 @@ static void rkey_on_demand(struct kunit *test)
 			(u64)(RK_BATCH_MRS - RK_MAX_KEYS));
 
 	/* At its size: a dry map waits for MRs to come back, none is added. */
-	rk_req_init(t, cmd);
-	KUNIT_EXPECT_EQ(test, rk_hold_page(cmd, l), -EAGAIN);
+	rk_req_init(t, dry);
+	KUNIT_EXPECT_EQ(test, rk_map_page(dry, l), -EAGAIN);
 	msleep(100);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_set_size(t->set), RK_BATCH_MRS);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sp->calls), (int)growths,
 			    "told of space with nothing added");
-	rdma_rkey_req_retire(&cmd->rk, NULL);
+	rdma_rkey_req_retire(&dry->rk, NULL);
 
 	/* The last holder's MRs, all added on demand, serve a command. */
 	rdma_rkey_req_retire(&last->rk, NULL);
-	rk_req_init(t, cmd);
-	KUNIT_ASSERT_EQ(test, 0, rdma_rkey_map_sg(&cmd->rk, l->sg, 1,
-						  RDMA_MR_REMOTE_WRITE, &key,
-						  &iova));
-	KUNIT_EXPECT_TRUE_MSG(test, rk_same_mr(last, key),
-			      "key 0x%x is not of an MR added on demand", key);
-	rk_add(cmd, key, iova, 0, l->len);
+	cmd = rk_map_sg(test, t, l);
+	KUNIT_EXPECT_TRUE_MSG(test, rk_same_mr(last, cmd->keys[0].key),
+			      "key 0x%x is not of an MR added on demand",
+			      cmd->keys[0].key);
 	rk_post(test, t, cmd);
 	rk_peer_moves(test, t, cmd, &l->buf, true);
 	KUNIT_EXPECT_EQ(test, rdma_rkey_req_retire(&cmd->rk,
-						   rk_reply(test, t, true, key)), 0);
+						   rk_reply(test, t, true,
+							    cmd->keys[0].key)), 0);
 	KUNIT_EXPECT_EQ(test, cmd->calls, 1);
 	KUNIT_EXPECT_EQ(test, cmd->status, 0);
 	keys_expect_dead(test, t->pair, cmd->keys, cmd->nr_keys, &l->buf,
