@@ -12,7 +12,7 @@
  *
  * The seam for the two-step IOVA DMA API (dma_iova_try_alloc() and
  * dma_iova_link(), in kernels after 6.12, which this module does not
- * build for): mrcore_bvec_to_sg() is the one place that turns segments
+ * build for): mrcore_bvec_walk() is the one place that turns segments
  * into mappable entries.  With that API the segments would be linked into
  * one IOVA range here instead, and the context would hold one contiguous
  * DMA range, which the plans already price as one entry.
@@ -20,17 +20,14 @@
 #include "mrcore_priv.h"
 
 /*
- * Walk the segments of @iter over @bvecs[0..@nr_bvec), each once, calling
- * @fn(@arg, page, offset into it, length) for every segment; the walk
+ * Walk the segments of @iter over @bvecs[0..@nr_bvec), each once, and set
+ * the @n-th in @sgl[@n] (with @sgl %NULL, only count them); the walk
  * itself checks the iterator against the array.  Returns the number of
  * segments, or -EINVAL for an iterator that starts or runs past the
  * array, starts at or past the end of its bio_vec, or covers an empty one.
  */
 static int mrcore_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
-			    struct bvec_iter iter,
-			    void (*fn)(void *arg, int i, struct page *page,
-				       u32 offset, u32 len),
-			    void *arg)
+			    struct bvec_iter iter, struct scatterlist *sgl)
 {
 	u32 idx = iter.bi_idx, done = iter.bi_bvec_done, left = iter.bi_size;
 	int n = 0;
@@ -46,9 +43,10 @@ static int mrcore_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
 			return -EINVAL;
 		offset = bv->bv_offset + done;
 		len = min(bv->bv_len - done, left);
-		if (fn)
-			fn(arg, n, nth_page(bv->bv_page, offset >> PAGE_SHIFT),
-			   offset_in_page(offset), len);
+		if (sgl)
+			sg_set_page(&sgl[n],
+				    nth_page(bv->bv_page, offset >> PAGE_SHIFT),
+				    len, offset_in_page(offset));
 		n++;
 		left -= len;
 		idx++;
@@ -57,12 +55,26 @@ static int mrcore_bvec_walk(const struct bio_vec *bvecs, u32 nr_bvec,
 	return n;
 }
 
-static void mrcore_bvec_to_sg(void *arg, int i, struct page *page,
-			      u32 offset, u32 len)
+/*
+ * Entries the scatterlist of @iter needs at most, so that the walk that
+ * checks the iterator fills it too: one if the iterator ends in its first
+ * bio_vec; else every bio_vec the array has left, unless they could be
+ * more than a pool block holds, where the walk counts them first so that
+ * an allocation of the I/O's own is no larger than it needs.  Returns the
+ * walk's error, if that ran.
+ */
+static int mrcore_bvec_room(const struct bio_vec *bvecs, u32 nr_bvec,
+			    struct bvec_iter iter, u32 block)
 {
-	struct scatterlist *sgl = arg;
+	const struct bio_vec *first = &bvecs[iter.bi_idx];
+	u32 left = nr_bvec - iter.bi_idx;
 
-	sg_set_page(&sgl[i], page, len, offset);
+	if (first->bv_len > iter.bi_bvec_done &&
+	    first->bv_len - iter.bi_bvec_done >= iter.bi_size)
+		return 1;
+	if (left <= block)
+		return left;
+	return mrcore_bvec_walk(bvecs, nr_bvec, iter, NULL);
 }
 
 /*
@@ -129,23 +141,33 @@ int rdma_io_ctx_init_bvec(struct rdma_io_ctx *ctx, struct rdma_io_pool *pool,
 			  enum dma_data_direction dir)
 {
 	struct scatterlist *sgl;
-	int n, ret;
+	int room, n, ret;
 
-	if (!ctx || !pool || !bvecs || !nr_bvec || !iter.bi_size)
+	if (!ctx || !pool || !bvecs || iter.bi_idx >= nr_bvec || !iter.bi_size)
 		return -EINVAL;
-	n = mrcore_bvec_walk(bvecs, nr_bvec, iter, NULL, NULL);
-	if (n < 0)
-		return n;
+	room = mrcore_bvec_room(bvecs, nr_bvec, iter, pool->mem_sg);
+	if (room < 0)
+		return room;
 
-	sgl = mrcore_bvec_sgl(ctx, pool, n);
+	sgl = mrcore_bvec_sgl(ctx, pool, room);
 	if (!sgl)
 		return -ENOMEM;
-	sg_init_table(sgl, n);
-	mrcore_bvec_walk(bvecs, nr_bvec, iter, mrcore_bvec_to_sg, sgl);
+	sg_init_table(sgl, room);
+	n = mrcore_bvec_walk(bvecs, nr_bvec, iter, sgl);
+	if (n < 0) {
+		ret = n;
+		goto out_free;
+	}
+	if (n < room) {
+		sg_unmark_end(&sgl[room - 1]);
+		sg_mark_end(&sgl[n - 1]);
+	}
 
 	ret = rdma_io_ctx_init(ctx, pool, sgl, n, 0, remote_addr, rkey, dir);
-	if (ret < 0)
-		mrcore_bvec_sgl_free(ctx, pool, sgl);
+	if (ret >= 0)
+		return ret;
+out_free:
+	mrcore_bvec_sgl_free(ctx, pool, sgl);
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_io_ctx_init_bvec, RDMA_MRCORE);

@@ -389,6 +389,14 @@ static inline void sg_init_table(struct scatterlist *sg, unsigned int n)
 	if (n)
 		sg[n - 1].end = true;
 }
+static inline void sg_mark_end(struct scatterlist *sg)
+{
+	sg->end = true;
+}
+static inline void sg_unmark_end(struct scatterlist *sg)
+{
+	sg->end = false;
+}
 static inline void sg_set_buf(struct scatterlist *sg, const void *buf,
 			      unsigned int len)
 {
