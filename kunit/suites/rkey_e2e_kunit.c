@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <rdma/mrcore.h>
 #include <rdma/mrcore_backend.h>
 
@@ -727,6 +728,61 @@ static void rkey_batched_replacement(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rk_recycled(test, t) - recycled0, 3ULL);
 }
 
+/* rkey_destroy_in_reclaim_work()'s work: the set destroyed in a worker. */
+struct rk_reclaim {
+	struct work_struct work;
+	struct rdma_rkey_set *set;
+};
+
+static void rk_reclaim_destroy(struct work_struct *work)
+{
+	rdma_rkey_set_destroy(container_of(work, struct rk_reclaim,
+					   work)->set);
+}
+
+/*
+ * A ULP tears its queues down from its error recovery, which runs on a
+ * WQ_MEM_RECLAIM workqueue (nvme-rdma's reset work does): the set is
+ * destroyed there with a device MR waiting in its quarantine, so the
+ * destroy flushes the pool's recycle work.  Flushing work of a queue
+ * without WQ_MEM_RECLAIM from such a worker is what the workqueue code
+ * warns of (check_flush_dependency()), a report that fails the run.
+ * The MR waits first (half a batch: not replaced while the test sleeps),
+ * then the destroy replaces it before the set goes.
+ */
+static void rkey_destroy_in_reclaim_work(struct kunit *test)
+{
+	struct rk_test *t = rk_setup(test, RK_BATCH_MRS, 1);
+	struct io_local *l = io_local_create(test,
+					     &mrcore_shapes[SHAPE_1_PAGE]);
+	struct rk_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct rk_uses *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	struct rk_reclaim *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	u64 recycled0 = rk_recycled(test, t);
+	struct workqueue_struct *wq;
+	u32 nth = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	while (!rk_spends(test, u, rk_command(test, t, r, l), nth))
+		KUNIT_ASSERT_LT(test, ++nth, 2 * RK_KEY_USES * RK_BATCH_MRS);
+	msleep(50);
+	KUNIT_ASSERT_EQ_MSG(test, rk_recycled(test, t), recycled0,
+			    "the spent MR did not wait in the quarantine");
+
+	wq = alloc_workqueue("mrcore_kunit_reclaim", WQ_MEM_RECLAIM, 0);
+	KUNIT_ASSERT_NOT_NULL(test, wq);
+	kunit_remove_action(test, rk_set_release, t->set);
+	rc->set = t->set;
+	t->set = NULL;
+	INIT_WORK(&rc->work, rk_reclaim_destroy);
+	queue_work(wq, &rc->work);
+	destroy_workqueue(wq);
+	KUNIT_EXPECT_EQ_MSG(test, rk_recycled(test, t) - recycled0, 1ULL,
+			    "the destroy did not replace the waiting MR");
+}
+
 /* What rkey_on_demand()'s set tells its ULP: MRs were added (or replaced). */
 struct rk_space {
 	struct completion added;
@@ -851,6 +907,7 @@ static struct kunit_case rkey_siw_cases[] = {
 	KUNIT_CASE(rkey_exhaustion),
 	KUNIT_CASE(rkey_never_posted),
 	KUNIT_CASE(rkey_batched_replacement),
+	KUNIT_CASE(rkey_destroy_in_reclaim_work),
 	KUNIT_CASE(rkey_on_demand),
 	{}
 };
@@ -865,6 +922,7 @@ static struct kunit_case rkey_rxe_cases[] = {
 	KUNIT_CASE(rkey_exhaustion),
 	KUNIT_CASE(rkey_never_posted),
 	KUNIT_CASE(rkey_batched_replacement),
+	KUNIT_CASE(rkey_destroy_in_reclaim_work),
 	KUNIT_CASE(rkey_on_demand),
 	{}
 };
