@@ -199,6 +199,29 @@ TEST_P(BvecTest, SegmentsTakeTheirScatterlistFromThePool)
 	EXPECT_FALSE(ctx.sg_pooled);
 	EXPECT_GE(io_allocs(), before + 1);
 	rdma_io_ctx_destroy_bvec(&ctx, nullptr);
+
+	// The first three of those 65: more bio_vecs left in the array than
+	// a block holds, but a block's worth of segments, so a block, not a
+	// list of 65 of its own.
+	const unsigned long before_three = io_allocs();
+	const long live_three = live();
+	Sg nine;
+	for (size_t page : {64, 65, 66})
+		nine.add(arena_, page, 0, PAGE_SIZE);
+	Prepare(false, 9);
+	rdma_io_ctx three_of_many;
+	ASSERT_GT(rdma_io_ctx_init_bvec(&three_of_many, pool_, many.data(), 65,
+					{.bi_size = 3 * PAGE_SIZE},
+					remote_.addr(0), rkey(), DMA_TO_DEVICE),
+		  0);
+	EXPECT_TRUE(three_of_many.sg_pooled);
+	EXPECT_EQ(io_allocs(), before_three);
+	EXPECT_EQ(three_of_many.length, 3 * PAGE_SIZE);
+	ASSERT_EQ(RunIo(&three_of_many), IB_WC_SUCCESS);
+	EXPECT_TRUE(Landed(nine, false));
+	EXPECT_EQ(live(), live_three);
+	rdma_io_ctx_destroy_bvec(&three_of_many, &ok);
+	EXPECT_EQ(live(), live_three);
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, BvecTest,
