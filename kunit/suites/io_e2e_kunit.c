@@ -766,6 +766,79 @@ static void io_skip_moves_data(struct kunit *test)
 			rdma_io_pool_size(f.pool));
 }
 
+#define IO_SEED_BVEC_PART	0x10007
+
+/*
+ * A bio_vec iterator over part of its array, as a server's chunk covers
+ * part of its pages: from byte 100 of the second bio_vec to 200 bytes
+ * before the end of the last but one, on the eight separate pages of
+ * SHAPE_8_PAGES, a READ and a WRITE.  The list then has fewer segments
+ * than the array has bio_vecs left (its end moves back); local byte
+ * @start + k is owner byte k, and nothing else of either moves.
+ */
+static void io_bvec_part_moves_data(struct kunit *test)
+{
+	const struct mrcore_shape_desc *d = &mrcore_shapes[SHAPE_8_PAGES];
+	struct bvec_iter iter = { .bi_idx = 1, .bi_bvec_done = 100 };
+	struct rdma_io_ctx ctx;
+	struct io_fixture f;
+	struct bio_vec *bv;
+	bool read = false;
+	size_t start;
+	long maps0;
+	u32 i;
+
+	do {
+		io_fixture_create(test, &f, d, 1, MRCORE_E2E_IO_PAGES, NULL);
+		KUNIT_ASSERT_GE(test, f.l->nents, 4u);
+		bv = io_local_bvecs(test, f.l);
+		iter.bi_size = 0;
+		for (i = 1; i + 1 < f.l->nents; i++)
+			iter.bi_size += bv[i].bv_len;
+		iter.bi_size -= 100 + 200;
+		start = bv[0].bv_len + 100;
+
+		mrcore_e2e_buf_poison(&f.l->buf);
+		mrcore_e2e_buf_fill_range(&f.owner->buf, 0, IO_OWNER_BYTES,
+					  MRCORE_E2E_POISONED);
+		if (read)
+			mrcore_e2e_buf_fill_range(&f.owner->buf, 0,
+						  iter.bi_size,
+						  IO_SEED_BVEC_PART);
+		else
+			mrcore_e2e_buf_fill_range(&f.l->buf, start,
+						  iter.bi_size,
+						  IO_SEED_BVEC_PART);
+
+		maps0 = rdma_mrcore_dma_maps_live();
+		KUNIT_ASSERT_GT(test, rdma_io_ctx_init_bvec(&ctx, f.pool, bv,
+							    f.l->nents, iter,
+							    f.owner->iova,
+							    f.owner->rkey,
+							    read ? DMA_FROM_DEVICE :
+								   DMA_TO_DEVICE),
+				0);
+		kunit_info(test, "%s of %u bytes in bio_vecs 1-%u of %u: backend %s, %u MRs\n",
+			   read ? "READ" : "WRITE", iter.bi_size,
+			   f.l->nents - 2, f.l->nents,
+			   rdma_io_ctx_backend(&ctx), ctx.nr_mrs);
+		KUNIT_EXPECT_EQ(test, ctx.length, iter.bi_size);
+		KUNIT_ASSERT_EQ(test, io_run_bvec(test, &f.pair->active, &ctx),
+				IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_mrcore_dma_maps_live(), maps0,
+				    "the I/O left a DMA mapping");
+		io_expect_only(test, &f.l->buf, start, iter.bi_size,
+			       IO_SEED_BVEC_PART,
+			       read ? "local READ sink" : "local WRITE source");
+		io_expect_only(test, &f.owner->buf, 0, iter.bi_size,
+			       IO_SEED_BVEC_PART,
+			       read ? "owner READ source" : "owner WRITE sink");
+		KUNIT_EXPECT_EQ(test, rdma_io_pool_drain(f.pool),
+				rdma_io_pool_size(f.pool));
+		read = !read;
+	} while (read);
+}
+
 /*
  * Rule 3 on siw: the temporary sink MR's key dies with its READ.  The owner
  * then WRITEs other bytes with the dead key: the sink must keep every byte
@@ -884,6 +957,7 @@ static void io_pool_on_demand(struct kunit *test)
 static struct kunit_case io_rxe_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_rxe_gen_params),
 	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_rxe_gen_params),
+	KUNIT_CASE(io_bvec_part_moves_data),
 	KUNIT_CASE_PARAM(io_write_signals, io_signal_gen_params),
 	KUNIT_CASE(io_pool_on_demand),
 	{}
@@ -893,6 +967,7 @@ static struct kunit_case io_rxe_cases[] = {
 static struct kunit_case io_siw_cases[] = {
 	KUNIT_CASE_PARAM(io_moves_data, io_siw_gen_params),
 	KUNIT_CASE_PARAM(io_skip_moves_data, io_skip_siw_gen_params),
+	KUNIT_CASE(io_bvec_part_moves_data),
 	KUNIT_CASE_PARAM(io_write_signals, io_signal_gen_params),
 	KUNIT_CASE(io_iwarp_sink_key_dies),
 	KUNIT_CASE(io_pool_on_demand),
