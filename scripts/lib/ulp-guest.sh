@@ -42,8 +42,16 @@ finish() {
 	log "powering off"
 	emit kind=done
 	sync
+	# PID 1 must outlive the power-off, which shuts the 9p transport of
+	# the host's root down: a binary run from there after the trigger
+	# (sleep) can fail with EIO, and an init that then exits panics the
+	# guest.  So it waits in bash alone, on a FIFO of devtmpfs that
+	# nobody writes (opened read-write, so the open does not block).
+	mkfifo /dev/mrcore-park 2>/dev/null || true
 	echo o >/proc/sysrq-trigger
-	sleep 30
+	while :; do
+		read -r _ <>/dev/mrcore-park
+	done
 }
 
 mounts() {
