@@ -645,6 +645,22 @@ static u32 rk_command(struct kunit *test, struct rk_test *t, struct rk_req *r,
 }
 
 /*
+ * Commands (rk_command()) until one hands out the last key of its device
+ * MR; @nth counts the set's commands across calls, as rk_spends() needs.
+ */
+static void rk_spend_one(struct kunit *test, struct rk_test *t,
+			 struct rk_req *r, struct io_local *l,
+			 struct rk_uses *u, u32 *nth)
+{
+	u32 key;
+
+	do {
+		KUNIT_ASSERT_LT(test, *nth, 2 * RK_KEY_USES * RK_BATCH_MRS);
+		key = rk_command(test, t, r, l);
+	} while (!rk_spends(test, u, key, (*nth)++));
+}
+
+/*
  * Mapped but never posted, or its post refused whole (the fault point
  * post_send): no registration ran, so the key never lived.  Retired
  * without a reply, the MR comes back within the retire with 0 and no
@@ -701,16 +717,13 @@ static void rkey_batched_replacement(struct kunit *test)
 	struct rk_req *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct rk_uses *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
 	u64 recycled0 = rk_recycled(test, t), now;
-	unsigned int spent = 0, waited;
-	u32 nth;
+	unsigned int spent, waited;
+	u32 nth = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_NOT_NULL(test, u);
-	for (nth = 0; spent < 3; nth++) {
-		KUNIT_ASSERT_LT(test, nth, 2 * RK_KEY_USES * RK_BATCH_MRS);
-		if (!rk_spends(test, u, rk_command(test, t, r, l), nth))
-			continue;
-		spent++;
+	for (spent = 1; spent <= 3; spent++) {
+		rk_spend_one(test, t, r, l, u, &nth);
 		if (spent == 2) {
 			for (waited = 0; waited < IO_TIMEOUT_MS &&
 			     rk_recycled(test, t) - recycled0 < 2; waited += 20)
@@ -765,8 +778,7 @@ static void rkey_destroy_in_reclaim_work(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_NOT_NULL(test, u);
 	KUNIT_ASSERT_NOT_NULL(test, rc);
-	while (!rk_spends(test, u, rk_command(test, t, r, l), nth))
-		KUNIT_ASSERT_LT(test, ++nth, 2 * RK_KEY_USES * RK_BATCH_MRS);
+	rk_spend_one(test, t, r, l, u, &nth);
 	msleep(50);
 	KUNIT_ASSERT_EQ_MSG(test, rk_recycled(test, t), recycled0,
 			    "the spent MR did not wait in the quarantine");
