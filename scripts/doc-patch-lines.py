@@ -9,8 +9,9 @@ removes ("``name.patch`` (side)  upstream  added  removed").  They are
 counted as scripts/ulp-ports.sh prints them: from the diff's first
 "--- " line on, "+" and "-" lines that are not file headers and not
 empty.  Every patch of ulp-ports/ must have a row, every row a patch, and
-the figures must be the patch's.  And each patch must remove more lines
-than it adds (the ports' rule, Documentation/ulp-guide.rst).  Exit status 1 on a difference, with one
+the figures must be the patch's.  And each port (the patches of one
+directory of ulp-ports/ together) must remove more lines than it adds (the
+ports' rule, Documentation/ulp-guide.rst).  Exit status 1 on a difference, with one
 line per difference.
 """
 
@@ -53,11 +54,20 @@ def main():
             a, r = count(patches[name])
             print(f"doc-patch-lines: {name}: the guide says +{quoted[name][0]} "
                   f"-{quoted[name][1]}, the patch is +{a} -{r}")
-        elif count(patches[name])[0] >= count(patches[name])[1]:
-            print(f"doc-patch-lines: {name} adds as many lines as it removes, or more")
         else:
             continue
         bad = 1
+    ports = {}
+    for path in patches.values():
+        a, r = count(path)
+        port = os.path.basename(os.path.dirname(path))
+        pa, pr = ports.get(port, (0, 0))
+        ports[port] = (pa + a, pr + r)
+    for port, (a, r) in sorted(ports.items()):
+        if a >= r:
+            print(f"doc-patch-lines: the {port} port adds as many lines as it "
+                  f"removes, or more (+{a} -{r})")
+            bad = 1
     return bad
 
 

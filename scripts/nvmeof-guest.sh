@@ -201,6 +201,61 @@ fault_target_removal() { # kind
 		ok=$ok why="$why" controller_gone=$gone
 }
 
+# A response whose post fails (one kernel; a stock host, so that the
+# core's fault points see the converted target's posts alone).  8 MiB are
+# written, then read back and verified (fio's verify_only) with the core's
+# post_wr fault armed to refuse 3 WRs after 8 pass: each refusal fails one
+# response's post, its chain refused whole or cut after its WRITEs.  The
+# target keeps such a response until its queue is torn down after the
+# drain; the host times the command out (nvme_core io_timeout 5 s),
+# reconnects and retries it.  It passes if fio verified every block, the
+# target logged one failed response per refused WR, the host reconnected,
+# and the counters balance once the target is gone.
+fault_resp_post() { # kind
+	local ok=1 why= rc=none lost=0 reconn=0 hits=0 tmo
+	local f=/sys/kernel/debug/rdma_mrcore/fault/post_wr
+	local job=(--name=resppost --direct=1 --ioengine=libaio --rw=randwrite
+		--bs=128k --iodepth=16 --size=8M --verify=crc32c --verify_fatal=1)
+	log "=== fault: $1: the converted target's response posts fail (stock host)"
+	modprobe nvme-core || { ok=0; why="modprobe nvme-core"; }
+	tmo=$(cat /sys/module/nvme_core/parameters/io_timeout)
+	echo 5 >/sys/module/nvme_core/parameters/io_timeout
+	CONNECT_OPTS=(--reconnect-delay=1 --ctrl-loss-tmo=600)
+	[ $ok = 1 ] && { target_up mrcore "$1" && host_up stock "$1" || { ok=0; why="up"; }; }
+	CONNECT_OPTS=()
+	if [ $ok = 1 ]; then
+		fio "${job[@]}" --filename="$NSDEV" --do_verify=0 >/tmp/fio.err 2>&1 ||
+			{ ok=0; why="fio's writes failed"; sed 's/^/fio: /' /tmp/fio.err; }
+	fi
+	if [ $ok = 1 ]; then
+		dmesg -c >/dev/null
+		echo "8 3" >$f || { ok=0; why="arming post_wr"; }
+		fio "${job[@]}" --filename="$NSDEV" --verify_only=1 \
+			--output-format=json --output=$R/fio-fault-resppost-$1.json \
+			>/tmp/fio.err 2>&1 &
+		await $! 600
+		rc=$?
+		read -r _ _ hits <$f
+		echo "0 0" >$f
+		[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
+		lost=$(dmesg | grep -c 'sending cmd response failed')
+		reconn=$(dmesg | grep -c 'Successfully reconnected')
+		[ "$rc" = 0 ] || { ok=0; why="fio exited $rc"; }
+		[ "$hits" = 3 ] || { ok=0; why="$why; post_wr refused $hits WRs, not 3"; }
+		[ "$lost" = "$hits" ] || { ok=0; why="$why; $lost failed responses logged for $hits refused WRs"; }
+		[ "$reconn" -ge 1 ] || { ok=0; why="$why; no reconnect in the kernel log"; }
+	fi
+	host_down stock
+	target_down mrcore
+	echo "$tmo" >/sys/module/nvme_core/parameters/io_timeout
+	counters_zero "$1 fault resp post" || { ok=0; why="$why; counters unbalanced"; }
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || { ok=0; why="$why; rmmod rdma_mrcore failed"; }; }
+	emit kind=fault fault=resp_post device="$1" topology="$TOPOLOGY" \
+		host=stock target=mrcore ok=$ok why="$why" fio_rc="$rc" \
+		refused="$hits" lost="$lost" reconnects="$reconn" \
+		fio_json="fio-fault-resppost-$1.json"
+}
+
 # The link down longer than the reconnect delay while fio runs (two
 # guests: in one kernel both ends share a device and the traffic never
 # leaves it), for LINKDOWN_SECS while a verifying fio job runs, then up.
@@ -404,7 +459,11 @@ else
 			pairing "$kind" "${p%%/*}" "${p#*/}"
 		done
 		case "$FAULTS$TOPOLOGY" in
-		1one) fault_target_removal "$kind" ;;
+		1one)
+			fault_target_removal "$kind"
+			fault_resp_post "$kind"
+			;;
+		resp_postone) fault_resp_post "$kind" ;;
 		1two)
 			for FAULT_PAIRING in $FAULT_PAIRINGS; do
 				fault_link_down "$kind"

@@ -15,8 +15,8 @@
 # run (last line "nvmeof: N passed, M failed").
 #
 # --smoke (make check): siw only, both ends converted, one kernel, 64 MiB,
-# the attacker on the converted host's PD (2 samples per direction), on
-# make kunit's build.
+# the attacker on the converted host's PD (2 samples per direction), the
+# resp_post fault (a stock host), on make kunit's build.
 #
 # Environment:
 #   MRCORE_NVMEOF_OUT       output directory (default build/nvmeof)
@@ -30,8 +30,11 @@
 #                           a multiple of 64)
 #   MRCORE_NVMEOF_FAULTS    1 (default): per device, after the pairings, on
 #                           the converted ends: the target module removed
-#                           under a connected host (one kernel), the link
-#                           down 20 s while fio verifies (two kernels)
+#                           under a connected host and the converted
+#                           target's response posts failed by the core's
+#                           post_wr fault (one kernel), the link down 20 s
+#                           while fio verifies (two kernels); resp_post:
+#                           that fault alone (--smoke's); 0: none
 #   MRCORE_NVMEOF_FAULT_PAIRINGS  host/target pairings the link_down fault
 #                           runs on, in turn (default mrcore/mrcore; add
 #                           stock/stock to compare)
@@ -70,13 +73,14 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 if [ "${1:-}" = --smoke ]; then
 	# make check's: one device, converted both ends, one kernel, 64 MiB,
-	# on make kunit's build (its modules and initramfs, cached).
+	# the resp_post fault, on make kunit's build (its modules and
+	# initramfs, cached).
 	OUT=${MRCORE_NVMEOF_OUT:-$TOP/build/nvmeof-smoke}
 	BUILD=$TOP/build/kunit
 	export MRCORE_GUEST_SAMPLE=1
 	: "${MRCORE_NVMEOF_DEVICES:=siw}" "${MRCORE_NVMEOF_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NVMEOF_TOPOLOGIES:=one}" "${MRCORE_NVMEOF_MIB:=64}"
-	: "${MRCORE_NVMEOF_FAULTS:=0}" "${MRCORE_NVMEOF_SECURITY=mrcore}"
+	: "${MRCORE_NVMEOF_FAULTS:=resp_post}" "${MRCORE_NVMEOF_SECURITY=mrcore}"
 	: "${MRCORE_NVMEOF_SEC_SAMPLES:=1}"
 elif [ "${1:-}" = --ab ]; then
 	# make nvmeof-ab: fio's IOPS and MB/s, stock against converted, on
