@@ -416,6 +416,21 @@ int rdma_send_with_inv(struct ib_send_wr *wr, u32 rkey)
 EXPORT_SYMBOL_NS_GPL(rdma_send_with_inv, RDMA_MRCORE);
 
 /*
+ * mrcore_mr_dev_alloc() for a device MR that replaces one: on the way back
+ * of an I/O, where a block ULP's recovery may be waiting for it (nvme-rdma
+ * cancels its requests through here), so its allocations must not wait
+ * for I/O, which could be queued on this very device (swap over NVMe-oF).
+ */
+static int mrcore_mr_dev_renew(struct rdma_mr *mr)
+{
+	unsigned int noio = memalloc_noio_save();
+	int ret = mrcore_mr_dev_alloc(mr);
+
+	memalloc_noio_restore(noio);
+	return ret;
+}
+
+/*
  * Kill @mr's key by giving it a fresh device MR: the old one is released
  * (deregistration kills any key it had) only once the new one exists, so
  * on error nothing has changed.  The new one is made on a blank MR of the
@@ -434,7 +449,7 @@ static int mrcore_mr_replace(struct rdma_mr *mr)
 	};
 	int ret;
 
-	ret = mrcore_mr_dev_alloc(&fresh);
+	ret = mrcore_mr_dev_renew(&fresh);
 	if (ret)
 		return ret;
 	mrcore_mr_dev_release(mr);
@@ -610,7 +625,7 @@ int mrcore_mr_recycle(struct rdma_mr *mr)
 	mr->dma_owned = false;
 	mr->state = RDMA_MR_FREE;
 	mr->key_uses = 0;
-	ret = mrcore_mr_dev_alloc(mr);
+	ret = mrcore_mr_dev_renew(mr);
 	if (ret) {
 		mrcore_device_put(mr->mdev);
 		kfree(mr);

@@ -245,19 +245,20 @@ static int mrcore_pool_add(struct rdma_io_pool *pool, u32 n)
  * few free: a batch more.  If the device gives no more, the pool keeps what
  * it has, for good (said once, rate-limited): its I/Os fall back to plans
  * without MRs, or wait for the MRs they hold, as until now.  Without
- * entering the file systems' reclaim: an NFS client's writeback may be
- * waiting for these MRs.  Returns the MRs added.
+ * waiting for I/O in reclaim: an NFS client's writeback, or the reclaim
+ * of pages swapped out over NVMe-oF, may be waiting for these MRs.
+ * Returns the MRs added.
  */
 static u32 mrcore_pool_grow(struct rdma_io_pool *pool)
 {
 	u32 total = READ_ONCE(pool->nr_total);
 	u32 n = min(pool->recycle_batch, READ_ONCE(pool->nr_target) - total);
-	unsigned int nofs = memalloc_nofs_save();
+	unsigned int noio = memalloc_noio_save();
 	unsigned long flags;
 	int ret;
 
 	ret = mrcore_pool_add(pool, n);
-	memalloc_nofs_restore(nofs);
+	memalloc_noio_restore(noio);
 	n = READ_ONCE(pool->nr_total) - total;
 	mrcore_pool_stat_add(pool, MRCORE_STAT_POOL_GROWN, n);
 	if (!ret)

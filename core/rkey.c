@@ -617,9 +617,18 @@ int rdma_rkey_req_post(struct rdma_rkey_req *req)
 
 	if (!req || !req->set || !req->first)
 		return -EINVAL;
+	/*
+	 * Set before the post: once the Send is taken, the reply may be
+	 * retiring the request on another CPU.  A post that failed, whole
+	 * or in part, did not take the Send, the chain's last WR.
+	 */
+	req->posted = true;
+	req->drain = false;
 	ret = mrcore_post_chain(req->set->pool->info.qp, req->first);
-	req->drain = ret == -EINPROGRESS;
-	req->posted = !ret || req->drain;
+	if (unlikely(ret)) {
+		req->drain = ret == -EINPROGRESS;
+		req->posted = req->drain;
+	}
 	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(rdma_rkey_req_post, RDMA_MRCORE);

@@ -104,6 +104,13 @@ Mr &Hca::new_mr(ib_pd *pd, MrKind kind)
 	return mr;
 }
 
+size_t Hca::noio_mrs() const
+{
+	return std::ranges::count_if(mrs_, [](const auto &m) {
+		return m.second.noio;
+	});
+}
+
 ib_pd *Hca::alloc_pd()
 {
 	ib_pd &pd = *pds_.emplace_back(std::make_unique<ib_pd>());
@@ -139,6 +146,7 @@ Mr &Hca::alloc_mr(ib_pd *pd, u32 max_num_sg)
 	Mr &mr = new_mr(pd, MrKind::registered);
 
 	mr.max_num_sg = max_num_sg;
+	mr.noio = noio_scope();
 	mr.ibmr.type = IB_MR_TYPE_MEM_REG;
 	// The key byte starts at 0 on siw, elsewhere at an arbitrary value
 	// (rxe: a random one).

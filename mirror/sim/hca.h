@@ -97,6 +97,7 @@ struct Mr {
 	u64 length = 0;
 	long fmr_maps = 0;
 	bool fmr = false;		// an FMR handle: no SEND_WITH_INV kills it
+	bool noio = false;		// allocated inside memalloc_noio_save()
 	std::vector<u64> pages;		// registered page list
 	std::vector<u64> staged;	// what ib_map_mr_sg last built
 	u64 staged_iova = 0;
@@ -168,6 +169,8 @@ public:
 	// [buf, buf + len) of any size, without the core.  dereg_mr() frees it.
 	Mr *expose(ib_pd *pd, void *buf, u64 len, int access);
 	size_t live_mrs() const { return mrs_.size(); }
+	// Of those, the ones allocated inside memalloc_noio_save().
+	size_t noio_mrs() const;
 
 private:
 	Mr &new_mr(ib_pd *pd, MrKind kind);

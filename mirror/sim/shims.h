@@ -29,6 +29,9 @@ inline u8 *host_ptr(u64 addr)
 void device_added(ib_device &dev);
 void device_removed(ib_device &dev);
 
+// Whether the caller is inside memalloc_noio_save() and its restore.
+bool noio_scope();
+
 // Whether the page at @page (page-aligned) is DMA-mapped now; always true
 // when page tracking is off (set_dma_page_tracking()).
 bool page_mapped(u64 page);

@@ -281,6 +281,7 @@ TEST_F(IoBehaviourTest, RemoteAccessErrorReplacesTheMrInItsDestroy)
 	sim::Mr *hw = local_.hca->find_mr(old_key);
 	ASSERT_NE(hw, nullptr);
 	ASSERT_TRUE(hw->valid) << "the registration ran: its key is live";
+	EXPECT_FALSE(hw->noio) << "the pool's own device MR";
 
 	ib_wc err = Wc(IB_WC_REM_ACCESS_ERR);
 	rdma_io_ctx_destroy(&ctx, &err);
@@ -293,6 +294,8 @@ TEST_F(IoBehaviourTest, RemoteAccessErrorReplacesTheMrInItsDestroy)
 	EXPECT_EQ(rdma_io_pool_drain(pool_), 1u);
 	ASSERT_NE(mr->ibmr, nullptr);
 	EXPECT_NE(mr->ibmr->lkey >> 8, old_key >> 8) << "same device MR";
+	EXPECT_TRUE(sim::mr_of(mr->ibmr).noio)
+		<< "a replacement's allocation may wait for I/O";
 	EXPECT_EQ(mr->state, RDMA_MR_FREE);
 	u64 recycled = 0;
 	EXPECT_EQ(rdma_mrcore_device_counter(local_.hca->dev(), "mr_recycled",

@@ -876,6 +876,24 @@ TEST_P(RkeySetTest, DestroyRunsQueuedRetires)
 	ExpectRetired(r, -EIO, mem, 91);
 }
 
+// A key killed without a reply (a request cancelled in nvme-rdma's error
+// recovery, which waits for it) gets a new device MR allocated without
+// waiting for I/O, which may be queued on the device being recovered
+// (memalloc_noio_save()); the set's first device MRs were not.
+TEST_P(RkeySetTest, KilledKeysNewDeviceMrWaitsForNoIo)
+{
+	Buffer mem(kMrPages);
+	std::vector<Named> keys;
+	TestReq r;
+
+	StartOne(&r, &keys, mem, RDMA_MR_REMOTE_WRITE);
+	EXPECT_EQ(local_.hca->noio_mrs(), 0u) << "the set's own device MRs";
+	rdma_rkey_req_retire(&r.rk, nullptr);
+	ExpectRetired(r, -EIO, mem, 102);
+	EXPECT_EQ(local_.hca->noio_mrs(), 1u)
+		<< "a replacement's allocation may wait for I/O";
+}
+
 // No new device MR for a killed key: the MR is freed, the set shrinks by
 // one, the request still completes with its keys dead.
 TEST_P(RkeySetTest, ResetWithoutANewDeviceMrShrinksTheSet)

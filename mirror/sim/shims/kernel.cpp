@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "hca.h"
+#include "shims.h"
 #include "work.h"
 
 namespace {
@@ -194,6 +195,30 @@ extern "C" void mirror_warn(const char *cond, const char *file, int line)
 	std::fprintf(stderr, "mirror: WARNING: %s at %s:%d\n", cond, file,
 		     line);
 	sim::counters().warnings++;
+}
+
+// PF_MEMALLOC_NOIO, as one flag: save returns the old state, restore
+// puts it back, so that scopes nest as the kernel's do.
+namespace {
+unsigned int noio_flag;
+} // namespace
+
+extern "C" unsigned int memalloc_noio_save(void)
+{
+	unsigned int old = noio_flag;
+
+	noio_flag = 1;
+	return old;
+}
+
+extern "C" void memalloc_noio_restore(unsigned int flags)
+{
+	noio_flag = flags;
+}
+
+bool sim::noio_scope()
+{
+	return noio_flag != 0;
 }
 
 // One thread: a mutex taken twice is a deadlock the kernel would hit.
