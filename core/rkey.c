@@ -714,6 +714,13 @@ later:
  *
  * The request is the core's until its done callback ran.
  *
+ * A ULP that ends a request itself while its connection lives (an RPC
+ * that timed out) may pass a successful completion without
+ * %IB_WC_WITH_INVALIDATE although no reply came: every key is then
+ * invalidated locally, by WRs posted behind the request's registrations
+ * on the same send queue, which run after them, or deregistered if that
+ * fails.
+ *
  * A reply that says it invalidated a key none of the request's (a peer's
  * protocol error: the key of another request on the PD, or none at all)
  * kills nothing of this request: each of its keys is invalidated locally

@@ -22,8 +22,9 @@
 #      counters checked (every map and DMA mapping undone) and unloaded.
 #
 # Then, per device kind, on the converted ends (FAULTS=1), a fault during
-# a verifying fio job: the server restarted (one guest), the link down past
-# the RPC retransmit timeout (two guests); and in one guest, for each
+# a verifying fio job: the server restarted and WRs of both ends' chains
+# refused by the core (one guest), the link down past the RPC retransmit
+# timeout (two guests); and in one guest, for each
 # variant of SECURITY, an attacker on the client's PD (security_keys).
 #
 # With AB=1 (make nfsrdma-ab) it runs the A/B instead (ab_run, below).
@@ -350,6 +351,38 @@ fault_nfs_restart() { # kind
 		ok=$ok why="${why#; }" fio_rc="${rc:-none}" reconnects="${reconn:-0}"
 }
 
+# WRs refused while fio verifies (one guest, NFSv4.2; rpcrdma is one
+# module, so that the client's registrations and Calls and the server's
+# chunk READs, WRITEs and replies all post through the core): the core's
+# post_wr fault refuses 4 WRs after 200 pass, each cutting the chain being
+# posted, whole or after some of its WRs.  The side that posted drains
+# its send queue (svcrdma one nfsd thread at a time) and drops the
+# connection; the client reconnects and sends its RPCs again.  It passes
+# if fio verified every block, the fault refused 4 WRs, the transport
+# reconnected and the counters balance.
+fault_nfs_post() { # kind
+	local ok=1 why= rc reconn c0 hits=0 f=/sys/kernel/debug/rdma_mrcore/fault/post_wr
+	log "=== fault: $1: WRs of the client's and the server's chains refused (NFSv4.2)"
+	server_up mrcore "$1" || { ok=0; why="server up"; }
+	[ $ok = 1 ] && { client_mount 4.2 "$1" || { ok=0; why="mount"; }; }
+	if [ $ok = 1 ]; then
+		c0=$(connects)
+		echo "200 4" >$f || { ok=0; why="arming post_wr"; }
+		fault_fio "$1" post
+		fault_end "$1" post "$c0"
+		read -r _ _ hits <$f
+		echo "0 0" >$f
+		[ "$hits" = 4 ] || { ok=0; why="$why; post_wr refused $hits WRs, not 4"; }
+	fi
+	client_umount
+	server_down mrcore
+	counters_zero "$1 fault post_wr" || { ok=0; why="$why; counters unbalanced"; }
+	[ -e /sys/module/rdma_mrcore ] && { rmmod rdma_mrcore || ok=0; }
+	emit kind=fault fault=post_wr device="$1" topology="$TOPOLOGY" \
+		ok=$ok why="${why#; }" fio_rc="${rc:-none}" \
+		refused="$hits" reconnects="${reconn:-0}"
+}
+
 # An attacker on another connection of the NFS client's PD while fio runs
 # (one kernel, both ends on rpcrdma VARIANT: ulp-ports/nfs/key_attack.c
 # learns each key as the server parses the RPC's chunk lists and sees the
@@ -526,7 +559,11 @@ else
 			pairing "$kind" "$c" "$s"
 		done
 		case "$FAULTS$TOPOLOGY" in
-		1one) fault_nfs_restart "$kind" ;;
+		1one)
+			fault_nfs_restart "$kind"
+			fault_nfs_post "$kind"
+			;;
+		post_wrone) fault_nfs_post "$kind" ;;
 		1two) fault_nfs_link "$kind" ;;
 		esac
 		if [ "$TOPOLOGY" = one ]; then

@@ -31,9 +31,11 @@
 #   MRCORE_NFSRDMA_TREE_MIB   MiB of the tree of files (default 8; 0: none)
 #   MRCORE_NFSRDMA_FAULTS     1 (default): per device, after the pairings,
 #                             on the converted ends, during a verifying fio
-#                             job: the server restarted (one kernel), the
-#                             link down 30 s past the mount's 10 s
-#                             retransmit timeout (two kernels)
+#                             job: the server restarted and 4 WRs of the
+#                             two ends' chains refused by the core's
+#                             post_wr fault (one kernel), the link down 30 s
+#                             past the mount's 10 s retransmit timeout (two
+#                             kernels); post_wr: that fault alone; 0: none
 #   MRCORE_NFSRDMA_SECURITY   rpcrdma variants attacked, one kernel (client
 #                             and server on it), per device, after the
 #                             faults (default "stock mrcore"; "" for none):
