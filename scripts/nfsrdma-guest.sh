@@ -267,10 +267,23 @@ fault_fio() { # kind name
 		--output="$R/fio-fault-$2-$1.json" >/tmp/fio.err 2>&1 &
 	fpid=$!
 }
+# What the RPC client's transports and tasks are doing, each minute of a
+# wait (sunrpc's debugfs: the transport's state bits, who holds it, the
+# tasks queued), besides the wire's state.
+nfs_state() {
+	local f
+	wire_state
+	for f in /sys/kernel/debug/sunrpc/rpc_xprt/*/info \
+		/sys/kernel/debug/sunrpc/rpc_clnt/*/tasks; do
+		[ -r "$f" ] && log "sunrpc ($ROLE): $f: $(tr '\n' ';' <"$f")"
+	done
+	return 0
+}
+
 # fault_end KIND NAME C0: fio's end (bounded), its status and the
 # reconnections since C0 into rc and reconn; ok and why updated.
 fault_end() { # kind name connects-before
-	await $fpid 900 wire_state
+	await $fpid 900 nfs_state
 	rc=$?
 	[ $rc = 124 ] && { kill -9 $fpid; rc=137; }
 	[ -s /tmp/fio.err ] && sed 's/^/fio: /' /tmp/fio.err
