@@ -269,7 +269,8 @@ fault_fio() { # kind name
 }
 # What the RPC client's transports and tasks are doing, each minute of a
 # wait (sunrpc's debugfs: the transport's state bits, who holds it, the
-# tasks queued), besides the wire's state.
+# tasks queued), besides the wire's state.  The debugfs files exist only
+# with CONFIG_SUNRPC_DEBUG, which the test kernel does not set yet.
 nfs_state() {
 	local f
 	wire_state
