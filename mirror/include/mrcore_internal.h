@@ -273,12 +273,10 @@ struct static_key_false {
 #define WRITE_ONCE(x, v)	((x) = (v))
 /* Single-threaded, never atomic: nothing to check. */
 #define might_sleep()		do { } while (0)
-/* A userspace allocation never enters a file system's reclaim. */
-static inline unsigned int memalloc_nofs_save(void) { return 0; }
-static inline void memalloc_nofs_restore(unsigned int flags) { (void)flags; }
 /*
- * Nor waits for I/O, but the scope is kept (shims/kernel.cpp): the
- * simulated HCA notes on each device MR whether it was allocated in one.
+ * A userspace allocation never waits for I/O in reclaim, but the scope is
+ * kept (shims/kernel.cpp): the simulated HCA notes on each device MR
+ * whether it was allocated in one.
  */
 unsigned int memalloc_noio_save(void);
 void memalloc_noio_restore(unsigned int flags);
