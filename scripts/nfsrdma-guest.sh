@@ -578,6 +578,8 @@ else
 			fault_nfs_post "$kind"
 			;;
 		post_wrone) fault_nfs_post "$kind" ;;
+		restartone) fault_nfs_restart "$kind" ;;
+		linktwo) fault_nfs_link "$kind" ;;
 		1two) fault_nfs_link "$kind" ;;
 		esac
 		if [ "$TOPOLOGY" = one ]; then

@@ -35,7 +35,8 @@
 #                             two ends' chains refused by the core's
 #                             post_wr fault (one kernel), the link down 30 s
 #                             past the mount's 10 s retransmit timeout (two
-#                             kernels); post_wr: that fault alone; 0: none
+#                             kernels); post_wr, restart (one kernel) or
+#                             link (two): that fault alone; 0: none
 #   MRCORE_NFSRDMA_SECURITY   rpcrdma variants attacked, one kernel (client
 #                             and server on it), per device, after the
 #                             faults (default "stock mrcore"; "" for none):
