@@ -281,6 +281,29 @@ nfs_state() {
 	return 0
 }
 
+# With FAULT_TRACE=1, a fault's events, from before its fio job to its
+# end: rpcrdma's client and server, sunrpc's transport, rdma_mrcore's
+# I/Os (what told a lost completion from a lost wake-up).
+fault_trace_start() {
+	local T=/sys/kernel/tracing e
+	[ "${FAULT_TRACE:-0}" = 1 ] || return 0
+	[ -e $T/trace ] || mount -t tracefs tracefs $T
+	echo 32768 >$T/buffer_size_kb
+	echo >$T/trace
+	for e in $T/events/rdma_mrcore/mrcore_io_* $T/events/rpcrdma/svcrdma_* \
+		$T/events/rpcrdma/xprtrdma_* $T/events/sunrpc/xprt_*; do
+		[ -e "$e/enable" ] && echo 1 >"$e/enable"
+	done
+	echo 1 >$T/tracing_on
+}
+fault_trace_save() { # fault kind
+	local T=/sys/kernel/tracing
+	[ "${FAULT_TRACE:-0}" = 1 ] || return 0
+	echo 0 >$T/tracing_on
+	cp $T/trace "$R/trace-$1-$2.txt"
+	echo 0 >$T/events/enable
+}
+
 # fault_end KIND NAME C0: fio's end (bounded), its status and the
 # reconnections since C0 into rc and reconn; ok and why updated.
 fault_end() { # kind name connects-before
@@ -311,6 +334,7 @@ fault_nfs_link() { # kind
 	MOUNT_OPTS=
 	if [ $ok = 1 ]; then
 		c0=$(connects)
+		fault_trace_start
 		fault_fio "$1" link
 		sleep 3
 		if [ $how = cut ]; then
@@ -326,6 +350,7 @@ fault_nfs_link() { # kind
 			log "eth0 up"
 		fi
 		fault_end "$1" link "$c0"
+		fault_trace_save link_down "$1"
 	fi
 	client_umount
 	unload_rpcrdma mrcore
@@ -347,6 +372,7 @@ fault_nfs_restart() { # kind
 	[ $ok = 1 ] && { client_mount 4.2 "$1" || { ok=0; why="mount"; }; }
 	if [ $ok = 1 ]; then
 		c0=$(connects)
+		fault_trace_start
 		fault_fio "$1" restart
 		sleep 5
 		rpc.nfsd 0 || { ok=0; why="rpc.nfsd 0"; }
@@ -356,6 +382,7 @@ fault_nfs_restart() { # kind
 			{ ok=0; why="$why; nfsd restart"; }
 		log "nfsd started: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 		fault_end "$1" restart "$c0"
+		fault_trace_save server_restart "$1"
 	fi
 	client_umount
 	server_down mrcore
@@ -382,8 +409,10 @@ fault_nfs_post() { # kind
 	if [ $ok = 1 ]; then
 		c0=$(connects)
 		echo "200 4" >$f || { ok=0; why="arming post_wr"; }
+		fault_trace_start
 		fault_fio "$1" post
 		fault_end "$1" post "$c0"
+		fault_trace_save post_wr "$1"
 		read -r _ _ hits <$f
 		echo "0 0" >$f
 		[ "$hits" = 4 ] || { ok=0; why="$why; post_wr refused $hits WRs, not 4"; }

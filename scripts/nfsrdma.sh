@@ -37,6 +37,10 @@
 #                             past the mount's 10 s retransmit timeout (two
 #                             kernels); post_wr, restart (one kernel) or
 #                             link (two): that fault alone; 0: none
+#   MRCORE_NFSRDMA_FAULT_TRACE 1: each fault's events (rpcrdma's client and
+#                             server, sunrpc's transport, rdma_mrcore's
+#                             I/Os) traced in the guest and saved as
+#                             trace-FAULT-DEVICE.txt beside its console
 #   MRCORE_NFSRDMA_SECURITY   rpcrdma variants attacked, one kernel (client
 #                             and server on it), per device, after the
 #                             faults (default "stock mrcore"; "" for none):
@@ -153,6 +157,7 @@ VERSIONS='$versions'
 JOBS='$jobs'
 TREE_MIB=$tree_mib
 FAULTS=$faults
+FAULT_TRACE=${MRCORE_NFSRDMA_FAULT_TRACE:-0}
 SECURITY='$security'
 SEC_SAMPLES=${MRCORE_NFSRDMA_SEC_SAMPLES:-4}
 MOUNT_EXTRA='${MRCORE_NFSRDMA_MOUNT_OPTS:-}'
