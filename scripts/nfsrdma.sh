@@ -77,9 +77,10 @@
 #   MRCORE_QEMU_TIMEOUT       bound on each guest (default 3600 s)
 #
 # --smoke (make check): siw, both ends converted, one kernel, NFSv4.2,
-# 16 MiB and a tree of 2 MiB, the attacker on the converted client's PD
-# (1 sample per direction), on make kunit's build (or on
-# MRCORE_NFSRDMA_BUILD's).
+# 16 MiB and a tree of 2 MiB, the server restarted during a verifying fio
+# job (the fault that found the test kernel's siw fix), the attacker on
+# the converted client's PD (1 sample per direction), on make kunit's
+# build (or on MRCORE_NFSRDMA_BUILD's).
 #
 # --ab (make nfsrdma-ab): fio's IOPS and MB/s on the mount, stock against
 # converted, with an A/A pair (stock twice) for the noise, runs
@@ -96,7 +97,7 @@ if [ "${1:-}" = --smoke ]; then
 	: "${MRCORE_NFSRDMA_DEVICES:=siw}" "${MRCORE_NFSRDMA_PAIRINGS:=mrcore/mrcore}"
 	: "${MRCORE_NFSRDMA_TOPOLOGIES:=one}" "${MRCORE_NFSRDMA_VERSIONS:=4.2}"
 	: "${MRCORE_NFSRDMA_MIB:=16}" "${MRCORE_NFSRDMA_TREE_MIB:=2}"
-	: "${MRCORE_NFSRDMA_FAULTS:=0}" "${MRCORE_NFSRDMA_SECURITY=mrcore}"
+	: "${MRCORE_NFSRDMA_FAULTS:=restart}" "${MRCORE_NFSRDMA_SECURITY=mrcore}"
 	: "${MRCORE_NFSRDMA_SEC_SAMPLES:=1}"
 elif [ "${1:-}" = --ab ]; then
 	# The bench kernel (no KASAN, kmemleak, lockdep, DMA-API debugging),
