@@ -1016,6 +1016,8 @@ static void e2e_drain_after_close(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, done,
 			      "ib_drain_qp() returned before the READ (%u bytes, posted before the disconnect) completed",
 			      E2E_DRAIN_READ_BYTES);
+	if (!done)
+		kunit_err(test, "the READ is still the device's after the drain: waiting for a late completion\n");
 	/* Late, or never: the device owns the WR until it completes. */
 	wc.status = mrcore_e2e_wait_done(side, &ctx->io, E2E_QP_ERR_TIMEOUT_MS);
 	kunit_info(test, "the READ %s: %s\n",
