@@ -964,6 +964,31 @@ static void e2e_denied(struct kunit *test)
 #define E2E_DRAIN_READ_BYTES	SZ_1M
 #define E2E_SEED_DRAIN		0x1003
 
+/**
+ * struct e2e_drain_case - when the disconnect comes after the READ's post
+ * @delay_us: microseconds between the post and rdma_disconnect().
+ * @desc: the case's description.
+ */
+struct e2e_drain_case {
+	unsigned int delay_us;
+	const char *desc;
+};
+
+/*
+ * The READ's request must be out (siw flushed the SQ when a WQE was still
+ * in progress) and its response not all in: where that window falls
+ * depends on the machine, so the disconnect comes at several delays.
+ */
+static const struct e2e_drain_case e2e_drain_cases[] = {
+	{ .delay_us = 0, .desc = "disconnect right after the post" },
+	{ .delay_us = 200, .desc = "disconnect 0.2 ms after the post" },
+	{ .delay_us = 1000, .desc = "disconnect 1 ms after the post" },
+	{ .delay_us = 3000, .desc = "disconnect 3 ms after the post" },
+	{ .delay_us = 10000, .desc = "disconnect 10 ms after the post" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(e2e_drain, e2e_drain_cases, desc);
+
 /*
  * A graceful disconnect and then ib_drain_qp(), as a ULP tears a connection
  * down, while a READ's response has not all come in: when the drain
@@ -976,6 +1001,7 @@ static void e2e_denied(struct kunit *test)
  */
 static void e2e_drain_after_close(struct kunit *test)
 {
+	const struct e2e_drain_case *c = test->param_value;
 	struct e2e_ctx *ctx = test->priv;
 	struct mrcore_e2e_buf *owner, *peer;
 	struct mrcore_e2e_pair *pair;
@@ -1010,6 +1036,8 @@ static void e2e_drain_after_close(struct kunit *test)
 	ret = rdma_io_ctx_post(io, &ctx->io.cqe, NULL);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 
+	if (c->delay_us)
+		usleep_range(c->delay_us, c->delay_us + 50);
 	rdma_disconnect(side->cm_id);
 	ib_drain_qp(side->qp);
 	done = completion_done(&ctx->io.done);
@@ -1038,7 +1066,7 @@ static struct kunit_case e2e_cases[] = {
 	KUNIT_CASE_PARAM(e2e_write, e2e_shapes_gen_params),
 	KUNIT_CASE(e2e_key_rotates),
 	KUNIT_CASE_PARAM(e2e_denied, e2e_denied_gen_params),
-	KUNIT_CASE(e2e_drain_after_close),
+	KUNIT_CASE_PARAM(e2e_drain_after_close, e2e_drain_gen_params),
 	{}
 };
 
