@@ -270,7 +270,7 @@ fault_fio() { # kind name
 # What the RPC client's transports and tasks are doing, each minute of a
 # wait (sunrpc's debugfs: the transport's state bits, who holds it, the
 # tasks queued), besides the wire's state.  The debugfs files exist only
-# with CONFIG_SUNRPC_DEBUG, which the test kernel does not set yet.
+# with CONFIG_SUNRPC_DEBUG (kunit/test-kernel.config sets it).
 nfs_state() {
 	local f
 	wire_state

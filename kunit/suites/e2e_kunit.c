@@ -660,6 +660,20 @@ static void e2e_pool_release(void *pool)
 	rdma_io_pool_destroy(pool);
 }
 
+/* A pool of one I/O of up to @npages pages on @side's QP, for the test. */
+static struct rdma_io_pool *e2e_pool(struct kunit *test,
+				     struct mrcore_e2e_side *side, u32 npages)
+{
+	struct rdma_io_pool *pool;
+
+	pool = rdma_io_pool_create(side->qp, side->cm_id->port_num, 1, npages);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   e2e_pool_release,
+							   pool));
+	return pool;
+}
+
 /*
  * The PD's DMA lkey is a key nothing revokes, and siw lets the peer READ
  * through it.  What keeps it from the peer is the core: an iWARP READ puts
@@ -683,12 +697,7 @@ static void e2e_dma_lkey_stays_home(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, sink->nents, 1u);
 	io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, io);
-	pool = rdma_io_pool_create(side->qp, side->cm_id->port_num, 1,
-				   sink->npages);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   e2e_pool_release,
-							   pool));
+	pool = e2e_pool(test, side, sink->npages);
 	wrs = rdma_io_ctx_init(io, pool, sink->sg, sink->nents, 0, 0x10000,
 			       0x77, DMA_FROM_DEVICE);
 	KUNIT_ASSERT_GT_MSG(test, wrs, 0, "an iWARP READ of one SGE");
@@ -1022,12 +1031,7 @@ static void e2e_drain_after_close(struct kunit *test)
 
 	io = kunit_kzalloc(test, sizeof(*io), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, io);
-	pool = rdma_io_pool_create(side->qp, side->cm_id->port_num, 1,
-				   peer->npages);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   e2e_pool_release,
-							   pool));
+	pool = e2e_pool(test, side, peer->npages);
 	ret = rdma_io_ctx_init(io, pool, peer->sg, peer->nents, 0, x.iova,
 			       x.rkey, DMA_FROM_DEVICE);
 	KUNIT_ASSERT_GT_MSG(test, ret, 0, "a READ of %u bytes",
